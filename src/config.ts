@@ -1,0 +1,203 @@
+import { isIP } from 'node:net';
+import { Ajv } from 'ajv';
+
+/** The gateway's typed configuration (design §4), read once from the environment at start-up. */
+export interface GatewayConfig {
+  host: string;
+  port: number;
+  mcpPath: string;
+  /** Public base URL (scheme://host[:port]) used in the protected-resource metadata; derived when unset. */
+  publicUrl: string | undefined;
+  logLevel: string;
+  dagu: {
+    url: string;
+    /** REST prefix below `url`: `/api/v1` for Dagu 2.x, `/api/v2` for Dagu 1.x. */
+    apiBase: string;
+    token: string | undefined;
+    timeoutMs: number;
+  };
+  auth: {
+    apiKeysFile: string | undefined;
+    jwtSecret: string | undefined;
+    jwtPublicKey: string | undefined;
+    jwksUrl: string | undefined;
+    jwtIssuer: string | undefined;
+    jwtAudience: string | undefined;
+    allowAnonymous: boolean;
+  };
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  auditLog: string;
+  limits: {
+    rateLimitPerMinute: number;
+    maxConcurrentCallsPerIdentity: number;
+    bodyLimitBytes: number;
+    callDeadlineMs: number;
+  };
+  workbook: {
+    roots: string[] | undefined;
+    maxFileBytes: number;
+    maxZipEntries: number;
+    maxPartBytes: number;
+    maxSheetBytes: number;
+    maxSharedStrings: number;
+    maxCellChars: number;
+    maxColumns: number;
+    deadlineMs: number;
+    maxConcurrent: number;
+    workerHeapMb: number;
+  };
+}
+
+const integer = (minimum: number, maximum: number, fallback: number) => ({
+  type: 'integer',
+  minimum,
+  maximum,
+  default: fallback,
+});
+const text = { type: 'string', minLength: 1 };
+
+/** One entry per environment variable; ajv coerces strings to the declared types and fills defaults. */
+const ENV_SCHEMA = {
+  type: 'object',
+  properties: {
+    HOST: { ...text, default: '127.0.0.1' },
+    PORT: integer(0, 65535, 8090),
+    MCP_PATH: { type: 'string', pattern: '^/[A-Za-z0-9/_.-]*$', default: '/mcp' },
+    PUBLIC_URL: { type: 'string', pattern: '^https?://[^/?#]+$' },
+    LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    DAGU_URL: { type: 'string', pattern: '^https?://[^?#]+$', default: 'http://127.0.0.1:8080' },
+    DAGU_API_BASE: { type: 'string', pattern: '^/[A-Za-z0-9/_.-]*[^/]$', default: '/api/v1' },
+    DAGU_API_TOKEN: text,
+    DAGU_TIMEOUT_MS: integer(100, 600_000, 10_000),
+    AUTH_API_KEYS_FILE: text,
+    AUTH_JWT_SECRET: { type: 'string', minLength: 32 },
+    AUTH_JWT_PUBLIC_KEY: text,
+    AUTH_JWKS_URL: { type: 'string', pattern: '^https?://' },
+    AUTH_JWT_ISSUER: text,
+    AUTH_JWT_AUDIENCE: text,
+    AUTH_ALLOW_ANONYMOUS: { type: 'boolean', default: false },
+    ALLOWED_HOSTS: text,
+    ALLOWED_ORIGINS: text,
+    AUDIT_LOG: { ...text, default: 'stdout' },
+    RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000, 120),
+    MAX_CONCURRENT_CALLS_PER_IDENTITY: integer(1, 10_000, 8),
+    BODY_LIMIT_BYTES: integer(1024, 16 * 1024 * 1024, 64 * 1024),
+    CALL_DEADLINE_MS: integer(100, 600_000, 30_000),
+    WORKBOOK_ROOTS: text,
+    WORKBOOK_MAX_FILE_BYTES: integer(1, 2 ** 31, 50 * 1024 * 1024),
+    WORKBOOK_MAX_ZIP_ENTRIES: integer(1, 1_000_000, 10_000),
+    WORKBOOK_MAX_PART_BYTES: integer(1, 2 ** 31, 128 * 1024 * 1024),
+    WORKBOOK_MAX_SHEET_BYTES: integer(1, 2 ** 40, 1024 * 1024 * 1024),
+    WORKBOOK_MAX_SHARED_STRINGS: integer(1, 100_000_000, 2_000_000),
+    WORKBOOK_MAX_CELL_CHARS: integer(1, 1_000_000, 32_767),
+    WORKBOOK_MAX_COLUMNS: integer(1, 16_384, 512),
+    WORKBOOK_DEADLINE_MS: integer(100, 600_000, 20_000),
+    WORKBOOK_MAX_CONCURRENT: integer(1, 64, 2),
+    WORKBOOK_WORKER_HEAP_MB: integer(64, 16_384, 768),
+  },
+} as const;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const validateEnv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, strict: false }).compile(
+  ENV_SCHEMA,
+);
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
+
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  return bare === '::1';
+}
+
+const list = (value: unknown): string[] | undefined =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0)
+    : undefined;
+
+/** Reads the configuration; throws ConfigError with one line per problem. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const values: Record<string, unknown> = {};
+  for (const key of Object.keys(ENV_SCHEMA.properties)) {
+    const raw = env[key];
+    if (raw !== undefined && raw.trim() !== '') values[key] = raw.trim();
+  }
+  const problems: string[] = [];
+  if (!validateEnv(values)) {
+    for (const error of validateEnv.errors ?? []) {
+      const key = error.instancePath.replace(/^\//, '');
+      const shown = /SECRET|TOKEN|KEY$/.test(key) ? '' : ` (got ${JSON.stringify(env[key])})`;
+      problems.push(`${key}: ${error.message ?? 'is invalid'}${shown}`);
+    }
+  }
+  const v = values as Record<string, string | number | boolean | undefined>;
+  const str = (key: string) => (typeof v[key] === 'string' ? (v[key] as string) : undefined);
+  const num = (key: string) => v[key] as number;
+
+  const jwtModes = ['AUTH_JWT_SECRET', 'AUTH_JWT_PUBLIC_KEY', 'AUTH_JWKS_URL'].filter(
+    (key) => v[key] !== undefined,
+  );
+  if (jwtModes.length > 1) problems.push(`${jwtModes.join(', ')}: set at most one JWT verification mode`);
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const host = str('HOST')!;
+  const workbookRoots = str('WORKBOOK_ROOTS')
+    ?.split(':')
+    .map((root) => root.trim())
+    .filter((root) => root.length > 0);
+  return {
+    host,
+    port: num('PORT'),
+    mcpPath: str('MCP_PATH')!,
+    publicUrl: str('PUBLIC_URL'),
+    logLevel: str('LOG_LEVEL')!,
+    dagu: {
+      url: str('DAGU_URL')!.replace(/\/+$/, ''),
+      apiBase: str('DAGU_API_BASE')!,
+      token: str('DAGU_API_TOKEN'),
+      timeoutMs: num('DAGU_TIMEOUT_MS'),
+    },
+    auth: {
+      apiKeysFile: str('AUTH_API_KEYS_FILE'),
+      jwtSecret: str('AUTH_JWT_SECRET'),
+      jwtPublicKey: str('AUTH_JWT_PUBLIC_KEY'),
+      jwksUrl: str('AUTH_JWKS_URL'),
+      jwtIssuer: str('AUTH_JWT_ISSUER'),
+      jwtAudience: str('AUTH_JWT_AUDIENCE'),
+      allowAnonymous: v.AUTH_ALLOW_ANONYMOUS === true,
+    },
+    allowedHosts: list(v.ALLOWED_HOSTS) ?? LOOPBACK_NAMES,
+    allowedOrigins: list(v.ALLOWED_ORIGINS) ?? [],
+    auditLog: str('AUDIT_LOG')!,
+    limits: {
+      rateLimitPerMinute: num('RATE_LIMIT_PER_MINUTE'),
+      maxConcurrentCallsPerIdentity: num('MAX_CONCURRENT_CALLS_PER_IDENTITY'),
+      bodyLimitBytes: num('BODY_LIMIT_BYTES'),
+      callDeadlineMs: num('CALL_DEADLINE_MS'),
+    },
+    workbook: {
+      roots: workbookRoots && workbookRoots.length > 0 ? workbookRoots : undefined,
+      maxFileBytes: num('WORKBOOK_MAX_FILE_BYTES'),
+      maxZipEntries: num('WORKBOOK_MAX_ZIP_ENTRIES'),
+      maxPartBytes: num('WORKBOOK_MAX_PART_BYTES'),
+      maxSheetBytes: num('WORKBOOK_MAX_SHEET_BYTES'),
+      maxSharedStrings: num('WORKBOOK_MAX_SHARED_STRINGS'),
+      maxCellChars: num('WORKBOOK_MAX_CELL_CHARS'),
+      maxColumns: num('WORKBOOK_MAX_COLUMNS'),
+      deadlineMs: num('WORKBOOK_DEADLINE_MS'),
+      maxConcurrent: num('WORKBOOK_MAX_CONCURRENT'),
+      workerHeapMb: num('WORKBOOK_WORKER_HEAP_MB'),
+    },
+  };
+}

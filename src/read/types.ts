@@ -1,0 +1,67 @@
+import type { ReadTarget } from './targets.ts';
+
+/** Effective (trimmed, non-empty) input fields after validation. `password` is kept exactly as supplied. */
+export interface ReadFields {
+  name?: string;
+  dagRunId?: string;
+  subRunId?: string;
+  stepName?: string;
+  item?: string;
+  bodyStepName?: string;
+  query?: string;
+  workspace?: string;
+  path?: string;
+  password?: string;
+  search?: string;
+  prefix?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/** A validated query: the raw string (echoed in URIs as given) and its parameters in order. */
+export interface ReadQuery {
+  raw: string;
+  params: ReadonlyArray<readonly [string, string]>;
+}
+
+/**
+ * A request that passed every input rule of the contract. Target handlers receive only this:
+ * fields from URI mode are already decoded from the URI path into `fields`.
+ */
+export interface ResolvedRead {
+  mode: 'target' | 'uri';
+  target: ReadTarget;
+  fields: ReadFields;
+  query?: ReadQuery;
+  /** The canonical `dagu://` URI of the read when the target has one (returned as the result's `uri`). */
+  uri?: string;
+}
+
+/**
+ * What the caller may see. The read service enforces it; it knows nothing of keys or tokens.
+ * `undefined` allowlists mean "everything".
+ */
+export interface AccessPolicy {
+  canReadDag(name: string): boolean;
+  canReadWorkspace(workspace: string): boolean;
+  /** True when no allowlist restricts anything (lets collections skip filtering). */
+  readonly unrestricted: boolean;
+}
+
+export const UNRESTRICTED_ACCESS: AccessPolicy = {
+  canReadDag: () => true,
+  canReadWorkspace: () => true,
+  unrestricted: true,
+};
+
+/** Per-call context handed from the transport adapters to the read service. */
+export interface CallContext {
+  access: AccessPolicy;
+  signal?: AbortSignal;
+}
+
+/** What a target handler returns; `upstreamStatus` feeds the audit record. */
+export interface TargetResult {
+  data: Record<string, unknown>;
+  upstreamStatus?: number;
+}
