@@ -1,0 +1,194 @@
+import { Pool } from 'undici';
+import type { GatewayConfig } from '../config.ts';
+import { ReadError, readError } from '../read/errors.ts';
+import type { DaguClient, DaguRequest, DaguResponse } from './types.ts';
+
+/**
+ * The Dagu REST client: one keep-alive connection pool for the process, a per-call timeout combined
+ * with the caller's AbortSignal, the gateway's own bearer token, and path values escaped one segment
+ * each. Values Dagu would read as path structure are refused before any request is made.
+ */
+
+export interface DaguClientHooks {
+  /** Called once per upstream request with the route template, the HTTP status (or `error`) and the duration. */
+  onUpstream?(route: string, status: number | 'error', seconds: number): void;
+}
+
+/** Bodies larger than this are refused rather than buffered (a 10 000-line log is far below it). */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+const MAX_SHOWN_VALUE = 64;
+
+const PARAM = /\{([A-Za-z][A-Za-z0-9]*)\}/g;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What a path parameter names, for the not-found message. */
+const PARAM_NOUNS: Readonly<Record<string, string>> = {
+  name: 'DAG',
+  fileName: 'DAG',
+  dagRunId: 'DAG-run',
+  subRunId: 'sub DAG-run',
+  subDAGRunId: 'sub DAG-run',
+  stepName: 'step',
+  item: 'foreach item',
+  bodyStepName: 'body step',
+};
+
+const shownValue = (value: string) =>
+  JSON.stringify(value.length > MAX_SHOWN_VALUE ? `${value.slice(0, MAX_SHOWN_VALUE)}…` : value);
+
+/**
+ * True when Dagu would read the value as path structure, or could not receive it as one segment:
+ * empty, `.` or `..`, containing `/` or `\` (Dagu decodes `%2F` and cleans paths itself), or not
+ * well-formed Unicode (a lone surrogate cannot be encoded as UTF-8).
+ */
+export function isPathStructure(value: string): boolean {
+  return (
+    value === '' ||
+    value === '.' ||
+    value === '..' ||
+    value.includes('/') ||
+    value.includes('\\') ||
+    LONE_SURROGATE.test(value)
+  );
+}
+
+/** Expands a route template; throws `resource_not_found` for a value that cannot name anything. */
+export function expandRoute(route: string, params: Readonly<Record<string, string>> = {}): string {
+  return route.replace(PARAM, (_match, key: string) => {
+    const value = params[key];
+    if (value === undefined) throw new Error(`dagu client: no value for {${key}} in ${route}`);
+    if (isPathStructure(value)) {
+      const noun = PARAM_NOUNS[key] ?? key;
+      throw readError.notFound(`The ${noun} ${shownValue(value)} does not exist.`);
+    }
+    return encodeURIComponent(value);
+  });
+}
+
+function queryString(query: DaguRequest['query']): string {
+  if (query === undefined || query.length === 0) return '';
+  return `?${query.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&')}`;
+}
+
+/** Dagu 1.x serves its current REST API under `/api/v2`; Dagu 2.x under `/api/v1`. */
+export function generationOf(apiBase: string): 1 | 2 {
+  return /\/api\/v2\/?$/.test(apiBase) ? 1 : 2;
+}
+
+const isTimeoutReason = (reason: unknown) => reason instanceof Error && reason.name === 'TimeoutError';
+
+class BodyReadError extends Error {}
+
+async function readBody(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += chunk.byteLength;
+      if (size > MAX_BODY_BYTES) throw new BodyReadError('too large');
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof BodyReadError) throw error;
+    throw new BodyReadError('truncated', { cause: error });
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClientHooks = {}): DaguClient {
+  const base = new URL(config.url);
+  const prefix = `${base.pathname.replace(/\/+$/, '')}${config.apiBase}`;
+  const pool = new Pool(base.origin, {
+    connections: 32,
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 60_000,
+  });
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'user-agent': 'dagu-mcp-gateway',
+  };
+  if (config.token !== undefined) headers.authorization = `Bearer ${config.token}`;
+
+  async function get(request: DaguRequest): Promise<DaguResponse> {
+    // Path-structure values fail here, before any connection is used.
+    const path = `${prefix}${expandRoute(request.route, request.params)}${queryString(request.query)}`;
+    const timeout = AbortSignal.timeout(config.timeoutMs);
+    const signal = request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]);
+    const started = performance.now();
+    let outcome: number | 'error' = 'error';
+    const cancelled = (cause: unknown): ReadError => {
+      const timedOut = timeout.aborted || isTimeoutReason(request.signal?.reason);
+      return new ReadError(
+        {
+          code: 'resource_unavailable',
+          message: timedOut ? 'Dagu did not answer in time.' : 'The read was cancelled before Dagu answered.',
+        },
+        { cause },
+      );
+    };
+    try {
+      let response: Awaited<ReturnType<Pool['request']>>;
+      try {
+        response = await pool.request({ method: 'GET', path, headers, signal });
+      } catch (error) {
+        if (signal.aborted) throw cancelled(error);
+        throw new ReadError(
+          { code: 'resource_unavailable', message: 'Dagu is unreachable.' },
+          { cause: error },
+        );
+      }
+      const status = response.statusCode;
+      let text: string;
+      try {
+        text = await readBody(response.body);
+      } catch (error) {
+        if (signal.aborted) throw cancelled(error);
+        const tooLarge = error instanceof BodyReadError && error.message === 'too large';
+        throw new ReadError(
+          {
+            code: 'internal_error',
+            message: tooLarge
+              ? 'Dagu returned a response that is too large to read.'
+              : 'Dagu returned a malformed response (the body was cut short).',
+          },
+          { upstreamStatus: status, cause: error },
+        );
+      }
+      outcome = status;
+      if (text.trim() === '') return { status, body: undefined };
+      try {
+        return { status, body: JSON.parse(text) as unknown };
+      } catch (error) {
+        // Dagu answers some errors (parameter binding, redirects) as plain text; that text is kept for the
+        // error mapping. A success answer must be JSON.
+        if (status >= 300) return { status, body: text };
+        throw new ReadError(
+          { code: 'internal_error', message: 'Dagu returned a malformed response (not JSON).' },
+          { upstreamStatus: status, cause: error },
+        );
+      }
+    } finally {
+      hooks.onUpstream?.(request.route, outcome, (performance.now() - started) / 1000);
+    }
+  }
+
+  return {
+    generation: generationOf(config.apiBase),
+    get,
+    async ping(signal?: AbortSignal): Promise<boolean> {
+      try {
+        // `/health` exists in both generations (1.x `/api/v2/health`, 2.x `/api/v1/health`).
+        const response = await get(
+          signal === undefined ? { route: '/health' } : { route: '/health', signal },
+        );
+        const body = response.body as { status?: unknown } | undefined;
+        return response.status === 200 && body?.status !== 'unhealthy';
+      } catch {
+        return false;
+      }
+    },
+    async close(): Promise<void> {
+      await pool.close();
+    },
+  };
+}
