@@ -1,0 +1,78 @@
+import picomatch from 'picomatch';
+import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../read/types.ts';
+
+/** Dagu's roles (dagu-rest-notes §5). Every role may read, so the role is recorded, not enforced. */
+export const ROLES = ['viewer', 'operator', 'developer', 'manager', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+/** Who is calling, once authenticated. Never carries the credential itself. */
+export interface Identity {
+  readonly kind: 'api_key' | 'jwt' | 'anonymous';
+  /** What the audit log records: the key name, the JWT `sub`, or `anonymous`. */
+  readonly id: string;
+  /** A display name: the key name, the JWT `username` (else `sub`), or `anonymous`. */
+  readonly name: string;
+  readonly role: Role;
+  /** DAG name globs this identity may read; `undefined` means every DAG. */
+  readonly dags?: readonly string[];
+  /** Workspace name globs this identity may read; `undefined` means every workspace. */
+  readonly workspaces?: readonly string[];
+}
+
+export const ANONYMOUS_IDENTITY: Identity = Object.freeze({
+  kind: 'anonymous',
+  id: 'anonymous',
+  name: 'anonymous',
+  role: 'viewer',
+});
+
+type Matcher = (value: string) => boolean;
+const denyAll: Matcher = () => false;
+
+/** Compiled allowlists, keyed by their patterns: JWT identities are built per request, their claims repeat. */
+const matcherCache = new Map<string, Matcher>();
+const MATCHER_CACHE_LIMIT = 512;
+
+function matcherFor(patterns: readonly string[]): Matcher {
+  if (patterns.length === 0) return denyAll;
+  const key = JSON.stringify(patterns);
+  let matcher = matcherCache.get(key);
+  if (matcher === undefined) {
+    // DAG names and workspaces are single path segments: `*` matches any name, dots included.
+    matcher = picomatch([...patterns], { dot: true });
+    if (matcherCache.size >= MATCHER_CACHE_LIMIT) matcherCache.clear();
+    matcherCache.set(key, matcher);
+  }
+  return matcher;
+}
+
+/** Throws with a readable message when a glob cannot be compiled (used when keys and claims are loaded). */
+export function assertValidGlobs(patterns: readonly string[]): void {
+  for (const pattern of patterns) picomatch.makeRe(pattern, { dot: true });
+}
+
+const policies = new WeakMap<Identity, AccessPolicy>();
+
+/**
+ * What the identity may read, for the read service. An absent allowlist allows everything; an empty
+ * one allows nothing (the key file refuses empty lists, so that only happens through JWT claims).
+ */
+export function accessPolicyFor(identity: Identity): AccessPolicy {
+  if (identity.dags === undefined && identity.workspaces === undefined) return UNRESTRICTED_ACCESS;
+  let policy = policies.get(identity);
+  if (policy === undefined) {
+    const dag = identity.dags === undefined ? undefined : matcherFor(identity.dags);
+    const workspace = identity.workspaces === undefined ? undefined : matcherFor(identity.workspaces);
+    policy = Object.freeze({
+      canReadDag: dag === undefined ? () => true : (name: string) => dag(name),
+      canReadWorkspace: workspace === undefined ? () => true : (name: string) => workspace(name),
+      unrestricted: false,
+    });
+    policies.set(identity, policy);
+  }
+  return policy;
+}

@@ -1,0 +1,249 @@
+import { createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import fastifyJwt from '@fastify/jwt';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { assertValidGlobs, type Identity, isRole } from './identity.ts';
+import { algorithmForKey, createJwksCache, type JwksCache, JwksKeyError, type JwksOptions } from './jwks.ts';
+import { type Log, silentLog } from './log.ts';
+
+export type JwtFailureReason =
+  | 'invalid_token'
+  | 'expired'
+  | 'not_yet_valid'
+  | 'wrong_audience'
+  | 'wrong_issuer'
+  | 'wrong_algorithm';
+
+export type JwtResult =
+  | { ok: true; identity: Identity }
+  | { ok: false; reason: JwtFailureReason; message: string };
+
+export interface JwtSettings {
+  /** HS256 shared secret (with Dagu's token secret, Dagu's own login tokens are accepted). */
+  secret?: string;
+  /** RS256/ES256 public key: PEM text (`\n` escapes allowed) or a path to a PEM file. */
+  publicKey?: string;
+  jwksUrl?: string;
+  /** Accepted `iss` values (a list or comma-separated); when set, tokens without `iss` are refused. */
+  issuer?: string | string[];
+  /** Accepted `aud` values (a list or comma-separated); when set, tokens without `aud` are refused. */
+  audience?: string | string[];
+  clockToleranceSeconds?: number;
+  log?: Log;
+  jwks?: Omit<JwksOptions, 'log'>;
+}
+
+export interface JwtVerifier {
+  readonly mode: 'hs256' | 'public_key' | 'jwks';
+  readonly algorithms: readonly string[];
+  verify(token: string): Promise<JwtResult>;
+  close(): Promise<void>;
+}
+
+export class JwtConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JwtConfigError';
+  }
+}
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** Three base64url segments (the last may be empty, as with `alg: none`). API keys never contain a dot. */
+export const looksLikeJwt = (token: string): boolean => JWT_SHAPE.test(token);
+
+const MESSAGES: Record<JwtFailureReason, string> = {
+  invalid_token: 'The bearer token is not valid.',
+  expired: 'The bearer token has expired.',
+  not_yet_valid: 'The bearer token is not valid yet.',
+  wrong_audience: 'The bearer token was issued for another audience.',
+  wrong_issuer: 'The bearer token was not issued by an accepted issuer.',
+  wrong_algorithm: 'The bearer token is not signed with an accepted algorithm.',
+};
+
+const fail = (reason: JwtFailureReason): JwtResult => ({ ok: false, reason, message: MESSAGES[reason] });
+
+/** Maps fast-jwt's TokenError (what @fastify/jwt throws) and our JWKS errors to a bounded reason. */
+function reasonFor(error: unknown): JwtFailureReason {
+  const { code, message, originalError } = (error ?? {}) as {
+    code?: string;
+    message?: string;
+    originalError?: unknown;
+  };
+  switch (code) {
+    case 'FAST_JWT_EXPIRED':
+      return 'expired';
+    case 'FAST_JWT_INACTIVE':
+      return 'not_yet_valid';
+    case 'FAST_JWT_INVALID_ALGORITHM':
+    case 'FAST_JWT_MISSING_SIGNATURE':
+      return 'wrong_algorithm';
+    case 'FAST_JWT_INVALID_CLAIM_VALUE':
+    case 'FAST_JWT_INVALID_CLAIM_TYPE':
+    case 'FAST_JWT_MISSING_REQUIRED_CLAIM':
+      if (/\baud\b/.test(message ?? '')) return 'wrong_audience';
+      if (/\biss\b/.test(message ?? '')) return 'wrong_issuer';
+      return 'invalid_token';
+    case 'FAST_JWT_KEY_FETCHING_ERROR':
+      return originalError instanceof JwksKeyError ? originalError.reason : 'invalid_token';
+    default:
+      return error instanceof JwksKeyError ? error.reason : 'invalid_token';
+  }
+}
+
+const MAX_ALLOWLIST = 256;
+
+/** A claim holding a list of globs: undefined when absent, false when malformed. */
+function globList(value: unknown): readonly string[] | undefined | false {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length > MAX_ALLOWLIST) return false;
+  if (!value.every((item) => typeof item === 'string' && item.length > 0 && item.length <= 256)) return false;
+  try {
+    assertValidGlobs(value as string[]);
+  } catch {
+    return false;
+  }
+  return Object.freeze([...(value as string[])]);
+}
+
+/**
+ * Claims → identity. `sub` is the identity (Dagu: the user id), `username` its display name, `role`
+ * one of Dagu's roles (absent: viewer), and optional `dags` / `workspaces` arrays restrict what it reads.
+ * Returns undefined when a claim is malformed or the role unknown.
+ */
+export function identityFromClaims(claims: Record<string, unknown>): Identity | undefined {
+  const { sub, username, role } = claims;
+  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 256) return undefined;
+  if (role !== undefined && !isRole(role)) return undefined;
+  const dags = globList(claims.dags);
+  const workspaces = globList(claims.workspaces);
+  if (dags === false || workspaces === false) return undefined;
+  return Object.freeze({
+    kind: 'jwt',
+    id: sub,
+    name: typeof username === 'string' && username.length > 0 ? username.slice(0, 128) : sub,
+    role: role ?? 'viewer',
+    ...(dags === undefined ? {} : { dags }),
+    ...(workspaces === undefined ? {} : { workspaces }),
+  });
+}
+
+function readPemFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new JwtConfigError(
+      `AUTH_JWT_PUBLIC_KEY: neither PEM text nor a readable file (${(error as NodeJS.ErrnoException).code})`,
+    );
+  }
+}
+
+/** PEM text (from the environment, where newlines are often written `\n`) or a path to a PEM file. */
+function readPublicKey(value: string, log: Log): { pem: string; alg: 'RS256' | 'ES256' } {
+  const text = value.includes('-----BEGIN') ? value.replace(/\\n/g, '\n') : readPemFile(value);
+  if (/PRIVATE KEY/.test(text)) {
+    log.warn(
+      {},
+      'AUTH_JWT_PUBLIC_KEY holds a private key; only its public half is used, keep private keys elsewhere',
+    );
+  }
+  let key: ReturnType<typeof createPublicKey>;
+  try {
+    key = createPublicKey(text);
+  } catch (error) {
+    throw new JwtConfigError(
+      `AUTH_JWT_PUBLIC_KEY: not a readable PEM public key (${(error as Error).message})`,
+    );
+  }
+  const alg = algorithmForKey(key);
+  if (typeof alg !== 'string') throw new JwtConfigError(`AUTH_JWT_PUBLIC_KEY: unsupported ${alg.unusable}`);
+  return { pem: key.export({ type: 'spki', format: 'pem' }).toString(), alg };
+}
+
+const list = (value: string | string[] | undefined): string[] | undefined => {
+  const items = (Array.isArray(value) ? value : (value?.split(',') ?? []))
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+  return items.length > 0 ? items : undefined;
+};
+
+/**
+ * JWT verification with @fastify/jwt (and so fast-jwt). Its `fastify.jwt.verify` lives on a Fastify
+ * instance, so the verifier keeps a private one that never listens. Algorithms are pinned per mode
+ * (HS256 for a secret; RS256 or ES256 from the public key's type; RS256/ES256 per JWKS key), which
+ * refuses `alg: none` and HS/RS confusion; `exp` and `sub` are required; `exp`/`nbf` allow a small skew.
+ */
+export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerifier> {
+  const log = settings.log ?? silentLog;
+  const modes = [settings.secret, settings.publicKey, settings.jwksUrl].filter(
+    (value) => value !== undefined,
+  );
+  if (modes.length !== 1)
+    throw new JwtConfigError('configure exactly one of a JWT secret, public key or JWKS URL');
+
+  let mode: JwtVerifier['mode'];
+  let algorithms: Array<'HS256' | 'RS256' | 'ES256'>;
+  let secret: string | ((decoded: { header: Record<string, unknown> }) => Promise<string>);
+  let jwks: JwksCache | undefined;
+  if (settings.secret !== undefined) {
+    if (settings.secret.length < 32) throw new JwtConfigError('AUTH_JWT_SECRET: use at least 32 characters');
+    mode = 'hs256';
+    algorithms = ['HS256'];
+    secret = settings.secret;
+  } else if (settings.publicKey !== undefined) {
+    const { pem, alg } = readPublicKey(settings.publicKey, log);
+    mode = 'public_key';
+    algorithms = [alg];
+    secret = pem;
+  } else {
+    mode = 'jwks';
+    algorithms = ['RS256', 'ES256'];
+    const cache = createJwksCache(settings.jwksUrl!, { ...settings.jwks, log });
+    jwks = cache;
+    // fast-jwt's key fetcher form: called with the decoded token, the key is chosen by `kid` and `alg`.
+    secret = async (decoded) => (await cache.keyFor(decoded.header)).pem;
+  }
+
+  const issuers = list(settings.issuer);
+  const audiences = list(settings.audience);
+  const toleranceMs = (settings.clockToleranceSeconds ?? 30) * 1000;
+  const host: FastifyInstance = Fastify({ logger: false });
+  await host.register(fastifyJwt, {
+    secret,
+    verify: {
+      algorithms,
+      clockTolerance: toleranceMs,
+      // fast-jwt skips the iss/aud checks on a token without that claim, so configured ones are required.
+      requiredClaims: ['exp', 'sub', ...(issuers ? ['iss'] : []), ...(audiences ? ['aud'] : [])],
+      ...(issuers ? { allowedIss: issuers } : {}),
+      ...(audiences ? { allowedAud: audiences } : {}),
+      // A client repeats its token on every call, so successes are cached (never past `exp`, at most a
+      // minute); failures are never served from the cache (fast-jwt would otherwise keep them for the skew).
+      cache: 1024,
+      cacheTTL: 60_000,
+      errorCacheTTL: () => -toleranceMs - 1,
+    },
+  });
+  await host.ready();
+  if (jwks) void jwks.refresh();
+  log.info({ mode, algorithms, issuers, audiences }, 'JWT verification enabled');
+
+  return {
+    mode,
+    algorithms,
+    async verify(token) {
+      let claims: unknown;
+      try {
+        claims = await host.jwt.verify<Record<string, unknown>>(token);
+      } catch (error) {
+        return fail(reasonFor(error));
+      }
+      const identity =
+        typeof claims === 'object' && claims !== null
+          ? identityFromClaims(claims as Record<string, unknown>)
+          : undefined;
+      return identity === undefined ? fail('invalid_token') : { ok: true, identity };
+    },
+    close: () => host.close(),
+  };
+}

@@ -1,0 +1,215 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { AUTH_FAILURE_REASONS, type AuthFailureReason } from '../auth/reasons.ts';
+import { ERROR_CODES } from '../read/errors.ts';
+import { DEPRECATED_TARGET_ALIASES, READ_TARGETS } from '../read/targets.ts';
+
+/**
+ * Prometheus metrics of the gateway, on a registry of its own (tests build many apps in one process).
+ * Every label value goes through a bounded mapping: DAG names, run ids, URIs and free text never
+ * become label values; anything unexpected is `other`.
+ */
+
+export const OTHER = 'other';
+
+export const MCP_METHODS = [
+  'initialize',
+  'ping',
+  'server/discover',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'notifications/initialized',
+  'notifications/cancelled',
+] as const;
+
+export const MCP_PROTOCOL_VERSIONS = [
+  '2024-11-05',
+  '2025-03-26',
+  '2025-06-18',
+  '2025-11-25',
+  '2026-07-28',
+] as const;
+
+/** Besides the contract's codes: a JSON-RPC error code (`-32602`), a deadline, or an unexpected throw. */
+const EXTRA_ERROR_TYPES = ['timeout', 'aborted', 'tool_error', 'rate_limited'] as const;
+
+const oneOf = (allowed: readonly string[]) => {
+  const set = new Set(allowed);
+  return (value: string | undefined): string | undefined =>
+    value === undefined || value === '' ? undefined : set.has(value) ? value : OTHER;
+};
+
+export const boundedMethod = oneOf(MCP_METHODS);
+export const boundedProtocolVersion = oneOf(MCP_PROTOCOL_VERSIONS);
+const knownTarget = oneOf([...READ_TARGETS]);
+const knownErrorType = oneOf([...ERROR_CODES, ...EXTRA_ERROR_TYPES]);
+
+/** A read target label: the contract's targets (deprecated aliases folded into their target), else `other`. */
+export function boundedTarget(value: string | undefined): string | undefined {
+  return knownTarget(value === undefined ? undefined : (DEPRECATED_TARGET_ALIASES[value] ?? value));
+}
+
+export function boundedErrorType(value: string | number | undefined): string | undefined {
+  if (typeof value === 'number')
+    return Number.isInteger(value) && value <= -32000 && value >= -32768 ? String(value) : OTHER;
+  if (value !== undefined && /^-32[0-7]\d\d$/.test(value)) return value;
+  return knownErrorType(value);
+}
+
+/** An HTTP status (`200`), or a transport failure kind; anything else is `other`. */
+export function boundedStatus(value: number | string): string {
+  const text = String(value);
+  return /^[1-5]\d\d$/.test(text) || ['timeout', 'network_error', 'aborted'].includes(text) ? text : OTHER;
+}
+
+/** Route templates come from code, but cap the distinct values anyway in case a raw path slips in. */
+function templateGuard(limit: number) {
+  const seen = new Set<string>();
+  return (route: string): string => {
+    if (!/^[A-Za-z0-9/{}_.:-]{1,128}$/.test(route)) return OTHER;
+    if (seen.has(route)) return route;
+    if (seen.size >= limit) return OTHER;
+    seen.add(route);
+    return route;
+  };
+}
+
+export interface OperationObservation {
+  /** The MCP method, e.g. `tools/call` (`mcp.method.name`). */
+  method: string;
+  /** The tool name for `tools/call` (`gen_ai.tool.name`). */
+  tool?: string;
+  /** The `dagu_read` target, when one was resolved. */
+  target?: string;
+  /** The contract error code, or a JSON-RPC error code; absent on success (`error.type`). */
+  errorType?: string | number;
+  /** The negotiated protocol revision (`mcp.protocol.version`). */
+  protocolVersion?: string;
+  durationSeconds: number;
+}
+
+export type RateLimitReason = 'rate' | 'concurrency';
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  /** The Content-Type of `render()`'s output. */
+  readonly contentType: string;
+  observeOperation(observation: OperationObservation): void;
+  observeUpstream(route: string, status: number | string, durationSeconds: number): void;
+  authFailure(reason: AuthFailureReason): void;
+  rateLimited(reason: RateLimitReason): void;
+  /** Adds `delta` (+1 when a tool call starts, -1 when it ends) to the in-flight gauge. */
+  inflight(delta: 1 | -1): void;
+  auditWriteFailure(): void;
+  keyReload(result: 'ok' | 'error'): void;
+  /** The exposition text for `GET /metrics`. */
+  render(): Promise<string>;
+}
+
+export interface MetricsOptions {
+  /** Default process metrics (CPU, memory, event loop, GC). Default true. */
+  defaultMetrics?: boolean;
+  /** Tool names that may appear as `gen_ai_tool_name`. Default `['dagu_read']`. */
+  toolNames?: readonly string[];
+  /** Distinct upstream route templates kept before folding into `other`. Default 64. */
+  maxUpstreamRoutes?: number;
+}
+
+/** Seconds, 10 ms to 5 min: a tool call ranges from a cached reference read to a large workbook. */
+const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const tool = oneOf(options.toolNames ?? ['dagu_read']);
+  const route = templateGuard(options.maxUpstreamRoutes ?? 64);
+
+  const operationDuration = new Histogram({
+    name: 'mcp_server_operation_duration_seconds',
+    help: 'MCP request duration as observed by the server, from receipt until the result is sent (OpenTelemetry mcp.server.operation.duration).',
+    labelNames: [
+      'mcp_method_name',
+      'gen_ai_tool_name',
+      'dagu_read_target',
+      'error_type',
+      'mcp_protocol_version',
+    ],
+    buckets: OPERATION_BUCKETS,
+    registers: [registry],
+  });
+  const upstreamDuration = new Histogram({
+    name: 'dagu_upstream_request_duration_seconds',
+    help: 'Duration of the gateway’s requests to the Dagu REST API, by route template and HTTP status.',
+    labelNames: ['route', 'status'],
+    buckets: UPSTREAM_BUCKETS,
+    registers: [registry],
+  });
+  const authFailures = new Counter({
+    name: 'mcp_gateway_auth_failures_total',
+    help: 'Requests refused by authentication (401) or by the API key surface rule (403), by reason.',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: 'mcp_gateway_rate_limited_total',
+    help: 'Tool calls refused with 429: per-identity rate (`rate`) or concurrent calls (`concurrency`).',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  const inflight = new Gauge({
+    name: 'mcp_gateway_inflight_calls',
+    help: 'Tool calls and resource reads being served now.',
+    registers: [registry],
+  });
+  const auditWriteFailures = new Counter({
+    name: 'mcp_gateway_audit_write_failures_total',
+    help: 'Audit records that could not be written (each one is also reported on /readyz).',
+    registers: [registry],
+  });
+  const keyReloads = new Counter({
+    name: 'mcp_gateway_api_keys_reloads_total',
+    help: 'Reloads of the API key file (SIGHUP or file change), by result; on error the previous keys stay.',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  for (const reason of AUTH_FAILURE_REASONS) authFailures.inc({ reason }, 0);
+  for (const reason of ['rate', 'concurrency']) rateLimited.inc({ reason }, 0);
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    observeOperation(observation) {
+      const labels: Record<string, string> = { mcp_method_name: boundedMethod(observation.method) ?? OTHER };
+      const toolName = tool(observation.tool);
+      const target = boundedTarget(observation.target);
+      const errorType = boundedErrorType(observation.errorType);
+      const protocolVersion = boundedProtocolVersion(observation.protocolVersion);
+      if (toolName !== undefined) labels.gen_ai_tool_name = toolName;
+      if (target !== undefined) labels.dagu_read_target = target;
+      if (errorType !== undefined) labels.error_type = errorType;
+      if (protocolVersion !== undefined) labels.mcp_protocol_version = protocolVersion;
+      operationDuration.observe(labels, observation.durationSeconds);
+    },
+    observeUpstream(routeTemplate, status, durationSeconds) {
+      upstreamDuration.observe(
+        { route: route(routeTemplate), status: boundedStatus(status) },
+        durationSeconds,
+      );
+    },
+    authFailure: (reason) => authFailures.inc({ reason }),
+    rateLimited: (reason) => rateLimited.inc({ reason }),
+    inflight: (delta) => inflight.inc(delta),
+    auditWriteFailure: () => auditWriteFailures.inc(),
+    keyReload: (result) => keyReloads.inc({ result }),
+    render: () => registry.metrics(),
+  };
+}
