@@ -1,0 +1,290 @@
+import { type ReadError, readError } from '../errors.ts';
+import type { ReadTarget } from '../targets.ts';
+import type { ReadQuery } from '../types.ts';
+import { wikiPagePathProblem } from './page-path.ts';
+import { percentDecode, queryEscape } from './percent.ts';
+
+/** The contract's "Query handling" table as data, and a Go `url.ParseQuery`-compatible validator. */
+
+export const QUERY_TARGETS = [
+  'dags',
+  'runs',
+  'wiki',
+  'run_logs',
+  'step_log',
+  'foreach_items',
+] as const satisfies readonly ReadTarget[];
+
+export type QueryTarget = (typeof QUERY_TARGETS)[number];
+
+export type ValueRule =
+  | { kind: 'integer'; min: number; max?: number }
+  | { kind: 'unixSeconds' }
+  | { kind: 'oneOf'; values: readonly string[] }
+  | { kind: 'text' }
+  | { kind: 'labels' }
+  | { kind: 'wikiPagePrefix' };
+
+export interface QueryParamSpec {
+  rule: ValueRule;
+  repeatable: boolean;
+}
+
+export interface QueryTargetSpec {
+  params: Readonly<Record<string, QueryParamSpec>>;
+  /** Parameters of which at most one may be given (step_log positioning). */
+  atMostOneOf?: readonly string[];
+  /** `param` may be combined with `partner` but with no other member of `atMostOneOf`. */
+  onlyWith?: { param: string; partner: string };
+}
+
+const once = (rule: ValueRule): QueryParamSpec => ({ rule, repeatable: false });
+const int = (min: number, max?: number): QueryParamSpec =>
+  once(max === undefined ? { kind: 'integer', min } : { kind: 'integer', min, max });
+const oneOf = (...values: string[]): QueryParamSpec => once({ kind: 'oneOf', values });
+const TEXT = once({ kind: 'text' });
+const LABELS = once({ kind: 'labels' });
+const LOG_LINES = int(1, 10000);
+
+export const QUERY_TABLE: Readonly<Record<QueryTarget, QueryTargetSpec>> = Object.freeze({
+  dags: {
+    params: {
+      page: int(1),
+      perPage: int(1, 200),
+      name: TEXT,
+      labels: LABELS,
+      sort: oneOf('name', 'nextRun'),
+      order: oneOf('asc', 'desc'),
+    },
+  },
+  runs: {
+    params: {
+      name: TEXT,
+      dagRunId: TEXT,
+      status: { rule: { kind: 'integer', min: 0, max: 8 }, repeatable: true },
+      fromDate: once({ kind: 'unixSeconds' }),
+      toDate: once({ kind: 'unixSeconds' }),
+      limit: int(1, 500),
+      cursor: TEXT,
+      labels: LABELS,
+    },
+  },
+  wiki: {
+    params: {
+      page: int(1),
+      perPage: int(1, 200),
+      flat: oneOf('true', 'false'),
+      sort: oneOf('name', 'type', 'mtime'),
+      order: oneOf('asc', 'desc'),
+      prefix: once({ kind: 'wikiPagePrefix' }),
+    },
+  },
+  run_logs: { params: { tail: LOG_LINES } },
+  step_log: {
+    params: {
+      tail: LOG_LINES,
+      head: LOG_LINES,
+      offset: int(1),
+      limit: LOG_LINES,
+      stream: oneOf('stdout', 'stderr'),
+    },
+    atMostOneOf: ['tail', 'head', 'offset'],
+    onlyWith: { param: 'limit', partner: 'offset' },
+  },
+  foreach_items: {
+    params: {
+      // Dagu checks the structure of a foreachParent itself (400 → invalid_tool_input).
+      parent: TEXT,
+      status: oneOf('not_started', 'running', 'succeeded', 'failed', 'aborted'),
+      page: int(1),
+      perPage: int(1, 500),
+    },
+  },
+});
+
+const QUERY_TARGET_SET: ReadonlySet<string> = new Set(QUERY_TARGETS);
+
+export function isQueryTarget(target: ReadTarget): target is QueryTarget {
+  return QUERY_TARGET_SET.has(target);
+}
+
+// ---- value rules, compiled once -------------------------------------------------------------
+
+/** Returns what the value must be when it fails, `undefined` when it passes. */
+type ValueCheck = (value: string) => string | undefined;
+
+// Go's strconv.Atoi/ParseInt on 64-bit: optional sign, decimal digits, int64 range.
+const INTEGER = /^[+-]?[0-9]+$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+function toInt64(value: string): bigint | undefined {
+  if (!INTEGER.test(value)) return undefined;
+  const n = BigInt(value);
+  return n < INT64_MIN || n > INT64_MAX ? undefined : n;
+}
+
+function compileRule(rule: ValueRule): ValueCheck {
+  switch (rule.kind) {
+    case 'integer': {
+      const { min, max } = rule;
+      const expected =
+        max === undefined
+          ? `must be an integer greater than or equal to ${min}`
+          : `must be an integer from ${min} through ${max}`;
+      const low = BigInt(min);
+      const high = max === undefined ? INT64_MAX : BigInt(max);
+      return (value) => {
+        const n = toInt64(value);
+        return n === undefined || n < low || n > high ? expected : undefined;
+      };
+    }
+    case 'unixSeconds':
+      return (value) => (toInt64(value) === undefined ? 'must be a Unix timestamp in seconds' : undefined);
+    case 'oneOf': {
+      const allowed = new Set(rule.values);
+      const expected = `must be one of ${rule.values.join(', ')}`;
+      return (value) => (allowed.has(value) ? undefined : expected);
+    }
+    case 'text':
+      return () => undefined; // emptiness is checked for every parameter before its rule
+    case 'labels':
+      return (value) =>
+        value.split(',').some((label) => label.trim() === '')
+          ? 'must be a comma-separated list of non-empty labels'
+          : undefined;
+    case 'wikiPagePrefix':
+      return (value) => {
+        const problem = wikiPagePathProblem(value);
+        return problem === undefined ? undefined : `must be a valid Wiki page path prefix (${problem})`;
+      };
+  }
+}
+
+interface CompiledParam {
+  repeatable: boolean;
+  check: ValueCheck;
+}
+
+interface CompiledTarget {
+  // A Map, not an object: parameter names such as `__proto__` or `constructor` must miss.
+  params: ReadonlyMap<string, CompiledParam>;
+  supported: string;
+  spec: QueryTargetSpec;
+}
+
+const COMPILED: Readonly<Record<QueryTarget, CompiledTarget>> = (() => {
+  const out = {} as Record<QueryTarget, CompiledTarget>;
+  for (const target of QUERY_TARGETS) {
+    const spec = QUERY_TABLE[target];
+    const params = new Map<string, CompiledParam>();
+    for (const [name, param] of Object.entries(spec.params)) {
+      params.set(name, { repeatable: param.repeatable, check: compileRule(param.rule) });
+    }
+    out[target] = { params, supported: [...params.keys()].join(', '), spec };
+  }
+  return out;
+})();
+
+// ---- parsing --------------------------------------------------------------------------------
+
+/**
+ * Splits and decodes a query string like Go's `url.ParseQuery`: `&` separates pairs, empty pairs
+ * are skipped, a pair without `=` has an empty value, `+` is a space, and a `;` anywhere or an
+ * invalid `%` escape makes the whole query malformed (`undefined`).
+ */
+export function parseUrlQuery(raw: string): Array<[string, string]> | undefined {
+  const pairs: Array<[string, string]> = [];
+  for (const part of raw.split('&')) {
+    if (part === '') continue;
+    if (part.includes(';')) return undefined;
+    const eq = part.indexOf('=');
+    const key = percentDecode(eq < 0 ? part : part.slice(0, eq), true);
+    const value = percentDecode(eq < 0 ? '' : part.slice(eq + 1), true);
+    if (key === undefined || value === undefined) return undefined;
+    pairs.push([key, value]);
+  }
+  return pairs;
+}
+
+/** Where a query came from decides the error: the `query` field, or the query part of `uri`. */
+export type QuerySource = { mode: 'target' } | { mode: 'uri'; uri: string };
+
+export function queryError(target: ReadTarget, source: QuerySource, message: string): ReadError {
+  return source.mode === 'uri'
+    ? readError.invalidUri(message, { target, field: 'uri', uri: source.uri })
+    : readError.invalidInput(message, { target, field: 'query' });
+}
+
+const MAX_SHOWN = 64;
+
+/** A user-supplied name as it appears in messages: quoted, and cut short when long. */
+export function shown(value: string): string {
+  return JSON.stringify(value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value);
+}
+
+/**
+ * Validates an effective (non-empty) query string for `target`. Checks, in this order: leading `?`,
+ * URL encoding, then per parameter in order of appearance: supported name, repetition, empty value,
+ * value rule; finally the cross-parameter rules (step_log positioning). Values are trimmed.
+ */
+export function validateQuery(target: QueryTarget, raw: string, source: QuerySource): ReadQuery {
+  const fail = (message: string) => queryError(target, source, message);
+  if (raw.startsWith('?')) throw fail("The query must not start with '?'.");
+  const pairs = parseUrlQuery(raw);
+  if (pairs === undefined) {
+    throw fail("The query has malformed URL encoding: an invalid '%' escape or a ';' separator.");
+  }
+  const compiled = COMPILED[target];
+  const seen = new Set<string>();
+  const params: Array<readonly [string, string]> = [];
+  for (const [key, rawValue] of pairs) {
+    const param = compiled.params.get(key);
+    if (param === undefined) {
+      throw fail(
+        `The query parameter ${shown(key)} is not supported for target ${target}. Supported: ${compiled.supported}.`,
+      );
+    }
+    if (seen.has(key) && !param.repeatable) throw fail(`The query parameter ${key} must not be repeated.`);
+    seen.add(key);
+    const value = rawValue.trim();
+    if (value === '') throw fail(`The query parameter ${key} must not be empty.`);
+    const expected = param.check(value);
+    if (expected !== undefined) throw fail(`The query parameter ${key} ${expected} for target ${target}.`);
+    params.push([key, value]);
+  }
+  const { atMostOneOf, onlyWith } = compiled.spec;
+  if (atMostOneOf !== undefined) {
+    const given = atMostOneOf.filter((name) => seen.has(name));
+    if (given.length > 1) {
+      throw fail(
+        `Use at most one of ${atMostOneOf.join(', ')} for target ${target} (got ${given.join(', ')}).`,
+      );
+    }
+    if (onlyWith !== undefined && seen.has(onlyWith.param)) {
+      const clash = given.find((name) => name !== onlyWith.partner);
+      if (clash !== undefined) {
+        throw fail(
+          `The query parameter ${onlyWith.param} may be combined only with ${onlyWith.partner} for target ${target}, not with ${clash}.`,
+        );
+      }
+    }
+  }
+  return { raw, params };
+}
+
+/** Every value of `name` in a validated query, in order. */
+export function queryValues(query: ReadQuery | undefined, name: string): string[] {
+  if (query === undefined) return [];
+  const values: string[] = [];
+  for (const [key, value] of query.params) if (key === name) values.push(value);
+  return values;
+}
+
+/** Appends one parameter, escaped like Go's `url.QueryEscape`, keeping the given query as is. */
+export function appendQueryParam(query: ReadQuery | undefined, name: string, value: string): ReadQuery {
+  const pair = `${queryEscape(name)}=${queryEscape(value)}`;
+  if (query === undefined || query.raw === '') return { raw: pair, params: [[name, value]] };
+  const separator = query.raw.endsWith('&') ? '' : '&';
+  return { raw: `${query.raw}${separator}${pair}`, params: [...query.params, [name, value]] };
+}

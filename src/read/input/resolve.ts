@@ -1,0 +1,320 @@
+import { ReadError, readError } from '../errors.ts';
+import { DEPRECATED_TARGET_ALIASES, isReadTarget, READ_TARGETS, type ReadTarget } from '../targets.ts';
+import type { ReadFields, ReadQuery, ResolvedRead } from '../types.ts';
+import {
+  ALL_WORKSPACES,
+  FIELD_RULES,
+  FIELD_SPECS,
+  isReadInputField,
+  LIMIT_RANGE,
+  type ReadInputField,
+  TARGET_FIELDS,
+  TARGET_MODE_FIELDS,
+  TARGET_SPECS,
+  type TargetField,
+} from './fields.ts';
+import { wikiPagePathProblem } from './page-path.ts';
+import { appendQueryParam, isQueryTarget, queryValues, shown, validateQuery } from './query.ts';
+import {
+  dagsSpecUri,
+  foreachItemsUri,
+  foreachItemUri,
+  foreachStepLogUri,
+  parseResourceUri,
+  type RunRef,
+  referenceUri,
+  runLogsUri,
+  runUri,
+  stepLogUri,
+  wikiPageUri,
+  wikiUri,
+} from './uri.ts';
+
+/**
+ * Turns raw `dagu_read` arguments into a ResolvedRead, or throws the contract's ReadError.
+ *
+ * Order of checks (the first failing one wins, so errors are deterministic):
+ *  1. not a plain JSON object            → invalid_tool_input, no field
+ *  2. unknown field (own `__proto__` too) → invalid_tool_input, field = first unknown name
+ *  3. types (string or null; limit integer or null), in input key order; then trimming
+ *  4. mode: uri with any target-mode field → invalid_tool_input, details.fields;
+ *     neither target nor uri              → invalid_tool_input
+ *  URI mode: 5. the URI (see parseResourceUri for its own order).
+ *  Target mode:
+ *  5. target: unsupported → unsupported_read_target (aliases docs/doc/doc_search resolve first)
+ *  6. forbidden fields, in field-table order
+ *  7. required fields, in field-table order, then fields that must come together
+ *  8. defaults (reference name, workspace `all`), then field values (limit range, wiki_page
+ *     workspace and path, workbook extension, prefix)
+ *  9. query (leading `?`, encoding, parameters), then prefix field vs prefix parameter
+ * 10. canonical `uri` where the contract's target table gives one in target mode.
+ */
+
+// ---- 1–3: shape, unknown fields, types ------------------------------------------------------
+
+type StringField = Exclude<ReadInputField, 'limit'>;
+
+/** Effective values: trimmed, empty and null dropped; `password` exactly as supplied. */
+interface Given {
+  strings: Partial<Record<StringField, string>>;
+  limit?: number;
+  /** Keys the caller sent at all, even if null or empty (to say which field a mode error is about). */
+  sent: ReadonlySet<string>;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function readGiven(raw: unknown): Given {
+  if (!isPlainObject(raw)) throw readError.invalidInput('Tool input must be a JSON object.');
+  // Object.keys lists an own `__proto__` (JSON.parse creates one), so it is caught as unknown.
+  const keys = Object.keys(raw);
+  const unknown = keys.filter((key) => !isReadInputField(key));
+  const first = unknown[0];
+  if (first !== undefined) {
+    const message =
+      unknown.length === 1
+        ? `Unknown field ${shown(first)}.`
+        : `Unknown fields ${unknown.map(shown).join(', ')}.`;
+    throw readError.invalidInput(
+      message,
+      unknown.length === 1 ? { field: first } : { field: first, details: { fields: unknown } },
+    );
+  }
+  const given: Given = { strings: {}, sent: new Set(keys) };
+  for (const key of keys as ReadInputField[]) {
+    const value = raw[key];
+    if (value === null || value === undefined) continue;
+    if (FIELD_SPECS[key].type === 'integer') {
+      if (typeof value !== 'number' || !Number.isInteger(value)) {
+        throw readError.invalidInput(`The ${key} field must be an integer or null.`, { field: key });
+      }
+      given.limit = value;
+      continue;
+    }
+    if (typeof value !== 'string') {
+      throw readError.invalidInput(`The ${key} field must be a string or null.`, { field: key });
+    }
+    const effective = FIELD_SPECS[key].trim ? value.trim() : value;
+    if (effective !== '') given.strings[key as StringField] = effective;
+  }
+  return given;
+}
+
+function has(given: Given, field: ReadInputField): boolean {
+  return field === 'limit' ? given.limit !== undefined : given.strings[field] !== undefined;
+}
+
+// ---- 4: mode ---------------------------------------------------------------------------------
+
+const TARGET_NAMES = READ_TARGETS.join(', ');
+
+export function resolveReadInput(raw: unknown): ResolvedRead {
+  const given = readGiven(raw);
+  const uri = given.strings.uri;
+  const targetModeFields = TARGET_MODE_FIELDS.filter((field) => has(given, field));
+  if (uri !== undefined) {
+    if (targetModeFields.length > 0) {
+      throw readError.invalidInput(
+        `URI mode cannot be combined with target-mode fields (${targetModeFields.join(', ')}).`,
+        {
+          ...(targetModeFields.length === 1 ? { field: targetModeFields[0] } : {}),
+          uri,
+          details: { fields: targetModeFields },
+        },
+      );
+    }
+    return resolveUriMode(uri);
+  }
+  if (given.strings.target === undefined) {
+    if (targetModeFields.length > 0) {
+      throw readError.invalidInput('The target field is required for target mode.', { field: 'target' });
+    }
+    const sentTarget = given.sent.has('target');
+    const sentUri = given.sent.has('uri');
+    const field = sentTarget && !sentUri ? 'target' : sentUri && !sentTarget ? 'uri' : undefined;
+    throw readError.invalidInput(
+      'Provide either target (target mode) or uri (URI mode).',
+      field === undefined ? {} : { field },
+    );
+  }
+  return resolveTargetMode(given, given.strings.target);
+}
+
+function resolveUriMode(uri: string): ResolvedRead {
+  const parsed = parseResourceUri(uri);
+  const resolved: ResolvedRead = {
+    mode: 'uri',
+    target: parsed.target,
+    fields: parsed.fields,
+    uri: parsed.uri,
+  };
+  if (parsed.query !== undefined) resolved.query = parsed.query;
+  return resolved;
+}
+
+// ---- 5–10: target mode -----------------------------------------------------------------------
+
+function resolveTargetName(supplied: string): ReadTarget | undefined {
+  if (isReadTarget(supplied)) return supplied;
+  return Object.hasOwn(DEPRECATED_TARGET_ALIASES, supplied) ? DEPRECATED_TARGET_ALIASES[supplied] : undefined;
+}
+
+type FieldValue = string | number;
+
+interface ValueRule {
+  field: TargetField;
+  targets: readonly ReadTarget[];
+  /** What is wrong with the value (completing "The {field} field …"), or undefined. */
+  problem: (value: FieldValue) => string | undefined;
+}
+
+const WORKBOOK_EXTENSION = /\.xls[xm]$/i;
+
+// Value rules per field; each applies to the targets listed (the ones that allow the field).
+const VALUE_RULES: readonly ValueRule[] = [
+  {
+    field: 'limit',
+    targets: ['dag_search', 'wiki_search'],
+    problem: (value) =>
+      typeof value === 'number' && value >= LIMIT_RANGE.min && value <= LIMIT_RANGE.max
+        ? undefined
+        : `must be an integer from ${LIMIT_RANGE.min} through ${LIMIT_RANGE.max}`,
+  },
+  {
+    field: 'workspace',
+    targets: ['wiki_page'],
+    problem: (value) =>
+      value === ALL_WORKSPACES
+        ? `must name one workspace (default or a workspace name), not ${ALL_WORKSPACES}`
+        : undefined,
+  },
+  {
+    field: 'path',
+    targets: ['wiki_page'],
+    problem: (value) => {
+      const problem = wikiPagePathProblem(String(value));
+      return problem === undefined ? undefined : `must be a Wiki page path without .md: it ${problem}`;
+    },
+  },
+  {
+    field: 'path',
+    targets: ['workbook'],
+    problem: (value) =>
+      WORKBOOK_EXTENSION.test(String(value)) ? undefined : 'must name an .xlsx or .xlsm file',
+  },
+  {
+    field: 'prefix',
+    targets: ['wiki', 'wiki_search'],
+    problem: (value) => {
+      const problem = wikiPagePathProblem(String(value));
+      return problem === undefined ? undefined : `must be a Wiki page path prefix: it ${problem}`;
+    },
+  },
+];
+
+const VALUE_RULES_BY_TARGET: Readonly<Record<ReadTarget, readonly ValueRule[]>> = (() => {
+  const out = {} as Record<ReadTarget, readonly ValueRule[]>;
+  for (const target of READ_TARGETS)
+    out[target] = VALUE_RULES.filter((rule) => rule.targets.includes(target));
+  return out;
+})();
+
+const runOf = (fields: ReadFields): RunRef => ({
+  name: fields.name!,
+  dagRunId: fields.dagRunId!,
+  subRunId: fields.subRunId,
+});
+
+/** The contract's "Output `uri`" column for target mode; targets without an entry have none. */
+const TARGET_MODE_URI: Readonly<Partial<Record<ReadTarget, (fields: ReadFields, query?: string) => string>>> =
+  {
+    reference: (f) => referenceUri(f.name!),
+    dag_spec: (f) => dagsSpecUri(f.name!),
+    wiki: (f, q) => wikiUri(f.workspace, q),
+    wiki_page: (f) => wikiPageUri(f.workspace!, f.path!),
+    run: (f) => runUri(f.name!, f.dagRunId!, f.subRunId),
+    run_logs: (f, q) => runLogsUri(f.name!, f.dagRunId!, q),
+    step_log: (f, q) =>
+      f.item === undefined
+        ? stepLogUri(runOf(f), f.stepName!, q)
+        : foreachStepLogUri(runOf(f), f.stepName!, f.item, f.bodyStepName!, q),
+    foreach_items: (f, q) => foreachItemsUri(runOf(f), f.stepName!, q),
+    foreach_item: (f) => foreachItemUri(runOf(f), f.stepName!, f.item!),
+  };
+
+/** Targets whose target-mode result carries a `uri` (exported for the consistency tests). */
+export const TARGETS_WITH_TARGET_MODE_URI: readonly ReadTarget[] = Object.keys(
+  TARGET_MODE_URI,
+) as ReadTarget[];
+
+function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
+  const target = resolveTargetName(supplied);
+  if (target === undefined) {
+    throw new ReadError({
+      code: 'unsupported_read_target',
+      message: `Unsupported read target ${shown(supplied)}; supported targets: ${TARGET_NAMES}.`,
+      target: supplied,
+      field: 'target',
+    });
+  }
+  const spec = TARGET_SPECS[target];
+  const rules = FIELD_RULES[target];
+  const fail = (field: TargetField, message: string) => readError.invalidInput(message, { target, field });
+
+  for (const field of TARGET_FIELDS) {
+    if (rules[field] === 'forbidden' && has(given, field)) {
+      throw fail(field, `The ${field} field is not allowed for target ${target}.`);
+    }
+  }
+  for (const field of spec.required) {
+    if (!has(given, field)) throw fail(field, `The ${field} field is required for target ${target}.`);
+  }
+  for (const [a, b] of spec.together) {
+    if (has(given, a) && !has(given, b))
+      throw fail(b, `The ${b} field is required with ${a} for target ${target}.`);
+    if (has(given, b) && !has(given, a))
+      throw fail(a, `The ${a} field is required with ${b} for target ${target}.`);
+  }
+
+  const fields: ReadFields = {};
+  for (const field of TARGET_FIELDS) {
+    if (field === 'limit') {
+      if (given.limit !== undefined) fields.limit = given.limit;
+      continue;
+    }
+    const value = given.strings[field] ?? spec.defaults[field];
+    if (value !== undefined) fields[field] = value;
+  }
+  for (const rule of VALUE_RULES_BY_TARGET[target]) {
+    const value = fields[rule.field];
+    if (value === undefined) continue;
+    const problem = rule.problem(value);
+    if (problem !== undefined)
+      throw fail(rule.field, `The ${rule.field} field ${problem} for target ${target}.`);
+  }
+
+  let query: ReadQuery | undefined;
+  if (fields.query !== undefined && isQueryTarget(target)) {
+    query = validateQuery(target, fields.query, { mode: 'target' });
+  }
+  if (target === 'wiki' && fields.prefix !== undefined) {
+    if (queryValues(query, 'prefix').length > 0) {
+      throw fail(
+        'prefix',
+        'Give the Wiki prefix either as the prefix field or as a query parameter, not both.',
+      );
+    }
+    // The prefix narrows the listing, so it belongs in the URI that names this listing.
+    query = appendQueryParam(query, 'prefix', fields.prefix);
+  }
+
+  const resolved: ResolvedRead = { mode: 'target', target, fields };
+  if (query !== undefined) resolved.query = query;
+  const build = spec.uriInTargetMode ? TARGET_MODE_URI[target] : undefined;
+  if (build !== undefined) resolved.uri = build(fields, query?.raw);
+  return resolved;
+}
