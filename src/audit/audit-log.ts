@@ -1,0 +1,243 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { type Log, silentLog } from '../auth/log.ts';
+import { type AuditArgumentFields, auditText, splitAuditUri } from './redact.ts';
+
+/**
+ * One audit record: a tool call, a resource read, or a request refused at the HTTP layer (401, 403,
+ * 429). It names the caller (key name or JWT `sub`), never a credential, password, search text,
+ * cursor or query value.
+ */
+export interface AuditEntry extends AuditArgumentFields {
+  /** ISO time; record() fills it when absent. */
+  time?: string;
+  event: 'mcp.tool_call' | 'mcp.resource_read' | 'mcp.request_denied';
+  requestId: string;
+  /** Key name, JWT `sub`, or `anonymous`; absent when the request was not authenticated. */
+  identity?: string;
+  identityKind?: 'api_key' | 'jwt' | 'anonymous';
+  clientName?: string;
+  clientVersion?: string;
+  protocolVersion?: string;
+  /** The MCP method (`tools/call`, `resources/read`). */
+  method?: string;
+  tool?: string;
+  /** `ok`, or the error code (`resource_not_found`, `unauthenticated`, `rate_limited`, …). */
+  outcome: string;
+  /** Why a request was refused (the auth failure or rate-limit reason). */
+  reason?: string;
+  httpStatus?: number;
+  httpMethod?: string;
+  /** The request path, never its query string. */
+  path?: string;
+  durationMs: number;
+  upstreamStatus?: number;
+}
+
+/** Record field → JSON key, in the order written. */
+const COLUMNS: ReadonlyArray<readonly [keyof AuditEntry, string]> = [
+  ['time', 'time'],
+  ['event', 'event'],
+  ['requestId', 'request_id'],
+  ['identity', 'identity'],
+  ['identityKind', 'identity_kind'],
+  ['clientName', 'client_name'],
+  ['clientVersion', 'client_version'],
+  ['protocolVersion', 'protocol_version'],
+  ['httpMethod', 'http_method'],
+  ['path', 'path'],
+  ['method', 'method'],
+  ['tool', 'tool'],
+  ['target', 'target'],
+  ['uri', 'uri'],
+  ['name', 'name'],
+  ['dagRunId', 'dag_run_id'],
+  ['subRunId', 'sub_run_id'],
+  ['stepName', 'step_name'],
+  ['item', 'item'],
+  ['bodyStepName', 'body_step_name'],
+  ['workspace', 'workspace'],
+  ['prefix', 'prefix'],
+  ['workbookPath', 'workbook_path'],
+  ['limit', 'limit'],
+  ['hasSearch', 'has_search'],
+  ['hasCursor', 'has_cursor'],
+  ['hasPassword', 'has_password'],
+  ['queryKeys', 'query_keys'],
+  ['outcome', 'outcome'],
+  ['reason', 'reason'],
+  ['httpStatus', 'http_status'],
+  ['durationMs', 'duration_ms'],
+  ['upstreamStatus', 'upstream_status'],
+];
+
+const SHORT_TEXT: Partial<Record<keyof AuditEntry, number>> = { clientName: 128, clientVersion: 64 };
+
+/** The JSON line for an entry: snake_case keys in a fixed order, strings trimmed and cut, URI query values dropped. */
+export function formatAuditLine(entry: AuditEntry, now: () => Date = () => new Date()): string {
+  const source: AuditEntry = { ...entry };
+  if (source.uri !== undefined) {
+    const split = splitAuditUri(source.uri);
+    source.uri = split.uri;
+    if (split.queryKeys && source.queryKeys === undefined) source.queryKeys = split.queryKeys;
+  }
+  const record: Record<string, unknown> = { time: source.time ?? now().toISOString() };
+  for (const [field, column] of COLUMNS) {
+    if (field === 'time') continue;
+    const value = source[field];
+    if (value === undefined) continue;
+    if (typeof value === 'string') {
+      const text = auditText(value, SHORT_TEXT[field]);
+      if (text !== undefined) record[column] = text;
+    } else if (typeof value === 'number') {
+      record[column] = field === 'durationMs' ? Math.round(value * 1000) / 1000 : value;
+    } else {
+      record[column] = value;
+    }
+  }
+  return `${JSON.stringify(record)}\n`;
+}
+
+export interface AuditLog {
+  /** Writes one line. Never throws: a failure is counted, logged and reported by healthy()/lastError. */
+  record(entry: AuditEntry): void;
+  /** Reopens the file (what SIGHUP does after logrotate moved it). No-op for stdout. */
+  reopen(): void;
+  /** False after a failed write (until one succeeds) or a failed reopen (until one succeeds): for /readyz. */
+  healthy(): boolean;
+  readonly lastError: string | undefined;
+  readonly failures: number;
+  /** A /readyz check: `{ ok, detail }`. */
+  readonly readiness: {
+    name: string;
+    check(signal?: AbortSignal): Promise<{ ok: boolean; detail?: string }>;
+  };
+  close(): void;
+}
+
+export interface AuditLogOptions {
+  metrics?: { auditWriteFailure(): void };
+  log?: Log;
+  /** Reopen the file on SIGHUP. Default true. */
+  signals?: boolean;
+  now?: () => Date;
+}
+
+const errorText = (error: unknown) =>
+  (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
+
+/**
+ * The audit sink: `stdout`, or a file opened for append (created 0640). The file is written
+ * synchronously, one write per line: when record() returns, the line is with the OS and a failure is
+ * already known. logrotate's `create` mode works with SIGHUP (or reopen()).
+ * Throws at start-up when the file cannot be opened.
+ */
+export function createAuditLog(target: string, options: AuditLogOptions = {}): AuditLog {
+  const log = options.log ?? silentLog;
+  const now = options.now ?? (() => new Date());
+  const toFile = target !== 'stdout';
+  let fd: number | undefined;
+  let writeError: string | undefined;
+  let reopenError: string | undefined;
+  let failures = 0;
+  let retryAt = 0;
+
+  const open = () => openSync(target, 'a', 0o640);
+  if (toFile) {
+    try {
+      fd = open();
+    } catch (error) {
+      throw new Error(`AUDIT_LOG: cannot open ${target} for append: ${errorText(error)}`);
+    }
+  }
+
+  function writeFailed(error: unknown, action: string): void {
+    failures += 1;
+    writeError = `${action} failed: ${errorText(error)}`;
+    options.metrics?.auditWriteFailure();
+    log.error({ target, error: writeError, failures }, 'audit record not written');
+  }
+
+  function reopen(): void {
+    if (!toFile) return;
+    try {
+      const next = open();
+      const previous = fd;
+      fd = next;
+      reopenError = undefined;
+      if (previous !== undefined) closeSync(previous);
+      log.info({ target }, 'audit log reopened');
+    } catch (error) {
+      // Keep writing to the old descriptor (the rotated file) rather than losing records.
+      reopenError = `reopen failed: ${errorText(error)}`;
+      log.error({ target, error: reopenError }, 'audit log reopen failed');
+    }
+  }
+
+  function writeFile(line: string): void {
+    if ((writeError !== undefined || reopenError !== undefined) && Date.now() >= retryAt) {
+      // After a failure, try a fresh descriptor at most once a second (the file may have been removed).
+      retryAt = Date.now() + 1000;
+      reopen();
+    }
+    if (fd === undefined) throw new Error('the audit file is closed');
+    const buffer = Buffer.from(line, 'utf8');
+    let offset = 0;
+    while (offset < buffer.length) offset += writeSync(fd, buffer, offset);
+  }
+
+  // A failed stdout write reaches its callback (counted there) and is also emitted: keep it from crashing us.
+  const onStdoutError = () => {};
+  if (!toFile) process.stdout.on('error', onStdoutError);
+  const onSignal = () => reopen();
+  if (toFile && (options.signals ?? true)) process.on('SIGHUP', onSignal);
+
+  const lastError = () => writeError ?? reopenError;
+
+  return {
+    record(entry) {
+      let line: string;
+      try {
+        line = formatAuditLine(entry, now);
+      } catch (error) {
+        writeFailed(error, 'format');
+        return;
+      }
+      if (!toFile) {
+        process.stdout.write(line, (error) => {
+          if (error) writeFailed(error, 'write');
+          else writeError = undefined;
+        });
+        return;
+      }
+      try {
+        writeFile(line);
+        writeError = undefined;
+      } catch (error) {
+        writeFailed(error, 'write');
+      }
+    },
+    reopen,
+    healthy: () => lastError() === undefined,
+    get lastError() {
+      return lastError();
+    },
+    get failures() {
+      return failures;
+    },
+    readiness: {
+      name: 'audit_log',
+      check: async () => {
+        const error = lastError();
+        return error === undefined ? { ok: true } : { ok: false, detail: error };
+      },
+    },
+    close() {
+      process.off('SIGHUP', onSignal);
+      process.stdout.off('error', onStdoutError);
+      if (fd !== undefined) {
+        closeSync(fd);
+        fd = undefined;
+      }
+    },
+  };
+}
