@@ -1,0 +1,13 @@
+import type { ReadOutcome } from '../read/service.ts';
+import type { McpRequestFacts } from './request-context.ts';
+
+/** One finished MCP operation that reached the read service; the app feeds it to audit and metrics. */
+export interface OperationRecord {
+  method: 'tools/call' | 'resources/read';
+  tool: string | undefined;
+  outcome: ReadOutcome;
+  durationSeconds: number;
+  request: McpRequestFacts | undefined;
+}
+
+export type OperationObserver = (record: OperationRecord) => void;

@@ -1,0 +1,21 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AccessPolicy } from '../read/types.ts';
+
+/**
+ * Per-HTTP-request facts the MCP handlers need but the SDK does not carry: who calls, the raw tool
+ * arguments as sent (the SDK rejects non-object arguments and drops `__proto__` keys before a handler
+ * runs, design §1b), and what the audit record wants to know about the client.
+ */
+export interface McpRequestFacts {
+  requestId: string;
+  access: AccessPolicy;
+  identity: string;
+  protocolVersion: string | undefined;
+  clientName: string | undefined;
+  clientVersion: string | undefined;
+  /** Present when the body is a `tools/call`: its `params.arguments` exactly as parsed from JSON. */
+  rawArguments?: { value: unknown };
+  signal: AbortSignal;
+}
+
+export const requestFacts = new AsyncLocalStorage<McpRequestFacts>();

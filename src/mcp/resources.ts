@@ -1,0 +1,116 @@
+import type { McpServer, ReadResourceResult } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { ErrorCode } from '../read/errors.ts';
+import type { ReadService } from '../read/service.ts';
+import { UNRESTRICTED_ACCESS } from '../read/types.ts';
+import { REFERENCE_TOPICS } from '../reference/topics.ts';
+import { resourceLinkFor } from './links.ts';
+import type { OperationObserver } from './operations.ts';
+import { requestFacts } from './request-context.ts';
+
+const LOG_QUERY = '{?tail,head,offset,limit,stream}';
+const FOREACH_QUERY = '{?parent,status,page,perPage}';
+const RUN = 'dagu://runs/{name}/{dagRunId}';
+const SUB = `${RUN}/sub/{subRunId}`;
+
+/** URI templates of every readable resource shape (contract "Addressing modes"; design §1). */
+const TEMPLATES: ReadonlyArray<{ uriTemplate: string; description: string }> = [
+  { uriTemplate: 'dagu://reference/{topic}', description: 'A reference topic (Markdown).' },
+  { uriTemplate: 'dagu://dags{?page,perPage,name,labels,sort,order}', description: 'DAG list.' },
+  { uriTemplate: 'dagu://dags/{name}/spec', description: 'A DAG definition (YAML).' },
+  {
+    uriTemplate: 'dagu://runs{?name,dagRunId,status*,fromDate,toDate,limit,cursor,labels}',
+    description: 'DAG-run list, newest first.',
+  },
+  { uriTemplate: RUN, description: 'A DAG run with its steps.' },
+  { uriTemplate: `${RUN}/logs{?tail}`, description: 'Scheduler log and per-step log flags of a run.' },
+  { uriTemplate: `${RUN}/steps/{stepName}/logs${LOG_QUERY}`, description: 'stdout/stderr of one step.' },
+  { uriTemplate: `${RUN}/steps/{stepName}/foreach${FOREACH_QUERY}`, description: 'Items of a foreach step.' },
+  { uriTemplate: `${RUN}/steps/{stepName}/foreach/{item}`, description: 'One foreach item with its body steps.' },
+  {
+    uriTemplate: `${RUN}/steps/{stepName}/foreach/{item}/steps/{bodyStepName}/logs${LOG_QUERY}`,
+    description: 'Log of a foreach body step.',
+  },
+  { uriTemplate: SUB, description: 'A child DAG run under its root run.' },
+  { uriTemplate: `${SUB}/steps/{stepName}/logs${LOG_QUERY}`, description: 'stdout/stderr of a child-run step.' },
+  { uriTemplate: `${SUB}/steps/{stepName}/foreach${FOREACH_QUERY}`, description: 'Items of a child-run foreach step.' },
+  { uriTemplate: `${SUB}/steps/{stepName}/foreach/{item}`, description: 'One foreach item of a child run.' },
+  {
+    uriTemplate: `${SUB}/steps/{stepName}/foreach/{item}/steps/{bodyStepName}/logs${LOG_QUERY}`,
+    description: 'Log of a foreach body step of a child run.',
+  },
+  { uriTemplate: 'dagu://wiki/{workspace}{?page,perPage,flat,sort,order,prefix}', description: 'Wiki pages.' },
+  { uriTemplate: 'dagu://wiki/{workspace}/{+path}', description: 'A wiki page (Markdown).' },
+];
+
+/** A concrete URI for a template, so the link table gives its contract name and MIME type. */
+const sampleUri = (template: string) => template.replace(/\{\?[^}]*\}$/, '').replace(/\{\+?(\w+)\*?\}/g, 'x');
+
+const RESOURCE_TEMPLATES = TEMPLATES.map((template) => {
+  const { name, mimeType } = resourceLinkFor(sampleUri(template.uriTemplate));
+  return { ...template, name, mimeType };
+});
+
+/** Fixed resources a client can browse without knowing any name. */
+const FIXED_RESOURCES = [
+  ...['dagu://reference', 'dagu://dags', 'dagu://runs', 'dagu://wiki'].map((uri) => {
+    const { name, mimeType } = resourceLinkFor(uri);
+    return { uri, name, mimeType };
+  }),
+  ...REFERENCE_TOPICS.map((topic) => {
+    const uri = `dagu://reference/${topic.name}`;
+    const { name, mimeType } = resourceLinkFor(uri);
+    return { uri, name, mimeType, title: topic.title, description: topic.description };
+  }),
+];
+
+/** JSON-RPC codes for failed reads: the caller's fault is Invalid Params (also the spec's "not found"). */
+const JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
+  unauthenticated: ProtocolErrorCode.InvalidRequest,
+  unauthorized: ProtocolErrorCode.InvalidRequest,
+  invalid_tool_input: ProtocolErrorCode.InvalidParams,
+  unsupported_read_target: ProtocolErrorCode.InvalidParams,
+  invalid_resource_uri: ProtocolErrorCode.InvalidParams,
+  unsupported_resource: ProtocolErrorCode.InvalidParams,
+  resource_not_found: ProtocolErrorCode.InvalidParams,
+  resource_unavailable: ProtocolErrorCode.InternalError,
+  internal_error: ProtocolErrorCode.InternalError,
+};
+
+/** The body of a resource: Markdown and YAML as themselves, everything else as the JSON of `data`. */
+function resourceText(data: Record<string, unknown>, mimeType: string): string {
+  if (mimeType === 'text/markdown') return String(data.text ?? data.content ?? '');
+  if (mimeType === 'application/yaml') return String(data.spec ?? '');
+  return JSON.stringify(data);
+}
+
+export function registerResources(server: McpServer, reads: ReadService, observe: OperationObserver): void {
+  server.server.registerCapabilities({ resources: {} });
+  server.server.setRequestHandler('resources/list', () => ({ resources: FIXED_RESOURCES }));
+  server.server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.server.setRequestHandler('resources/read', async (request): Promise<ReadResourceResult> => {
+    const started = performance.now();
+    const uri = request.params.uri;
+    const facts = requestFacts.getStore();
+    const outcome = await reads.readUri(uri, {
+      access: facts?.access ?? UNRESTRICTED_ACCESS,
+      ...(facts ? { signal: facts.signal } : {}),
+    });
+    observe({
+      method: 'resources/read',
+      tool: undefined,
+      outcome,
+      durationSeconds: (performance.now() - started) / 1000,
+      request: facts,
+    });
+    if (!outcome.ok) {
+      throw new ProtocolError(JSON_RPC_CODE[outcome.error.code], outcome.error.message, {
+        ...outcome.error,
+        resourceUri: uri,
+      });
+    }
+    const canonical = outcome.envelope.uri ?? uri;
+    const { mimeType } = resourceLinkFor(canonical);
+    return { contents: [{ uri: canonical, mimeType, text: resourceText(outcome.envelope.data, mimeType) }] };
+  });
+}

@@ -1,0 +1,76 @@
+import type { CallToolResult, McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { fromJsonSchema, type jsonSchemaValidator } from '@modelcontextprotocol/server';
+import { successText } from '../read/envelope.ts';
+import { READ_INPUT_SCHEMA } from '../read/input/index.ts';
+import type { ReadOutcome, ReadService } from '../read/service.ts';
+import { UNRESTRICTED_ACCESS } from '../read/types.ts';
+import { resourceLinkFor } from './links.ts';
+import type { OperationObserver } from './operations.ts';
+import { requestFacts } from './request-context.ts';
+import { READ_OUTPUT_SCHEMA } from './schemas.ts';
+
+export const READ_TOOL_NAME = 'dagu_read';
+
+const READ_TOOL_DESCRIPTION = [
+  'Read Dagu state without changing it: DAGs, DAG specs, runs, run and step logs, foreach items,',
+  'wiki pages, searches, workbooks, and the built-in reference topics.',
+  'Use either `target` (with its fields) or a `uri` (dagu://...), never both.',
+  'Start with {"target":"reference","name":"read-tool"} for the full field and query reference.',
+].join(' ');
+
+/**
+ * The SDK must not validate arguments itself: the contract wants its own error object for every bad
+ * input, so the advertised schema goes with a validator that accepts anything (sdk-notes §4).
+ */
+const passThroughValidator: jsonSchemaValidator = {
+  getValidator: () => (input) => ({ valid: true, data: input as never, errorMessage: undefined }),
+};
+
+// Built once: fromJsonSchema compiles the output schema with the SDK's ajv.
+const INPUT = fromJsonSchema(READ_INPUT_SCHEMA, passThroughValidator) as StandardSchemaWithJSON;
+const OUTPUT = fromJsonSchema(READ_OUTPUT_SCHEMA) as StandardSchemaWithJSON;
+
+export function toToolResult(outcome: ReadOutcome): CallToolResult {
+  if (!outcome.ok) {
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `${outcome.error.code}: ${outcome.error.message}` }],
+      structuredContent: { ...outcome.error },
+    };
+  }
+  const { envelope } = outcome;
+  const content: CallToolResult['content'] = [{ type: 'text', text: successText(envelope) }];
+  if (envelope.uri !== undefined) content.push(resourceLinkFor(envelope.uri));
+  return { content, structuredContent: envelope };
+}
+
+export function registerReadTool(server: McpServer, reads: ReadService, observe: OperationObserver): void {
+  server.registerTool(
+    READ_TOOL_NAME,
+    {
+      title: 'Read Dagu',
+      description: READ_TOOL_DESCRIPTION,
+      inputSchema: INPUT,
+      outputSchema: OUTPUT,
+      annotations: { readOnlyHint: true, openWorldHint: false, destructiveHint: false, idempotentHint: true },
+    },
+    async (sdkArguments: unknown) => {
+      const started = performance.now();
+      const facts = requestFacts.getStore();
+      // Validate what the caller sent, not what the SDK parsed (design §1b).
+      const raw = facts?.rawArguments ? facts.rawArguments.value : sdkArguments;
+      const outcome = await reads.read(raw, {
+        access: facts?.access ?? UNRESTRICTED_ACCESS,
+        ...(facts ? { signal: facts.signal } : {}),
+      });
+      observe({
+        method: 'tools/call',
+        tool: READ_TOOL_NAME,
+        outcome,
+        durationSeconds: (performance.now() - started) / 1000,
+        request: facts,
+      });
+      return toToolResult(outcome);
+    },
+  );
+}

@@ -1,0 +1,80 @@
+import { buildEnvelope, type ReadEnvelope } from './envelope.ts';
+import { type ReadError, readError, type ToolErrorObject, toReadError } from './errors.ts';
+import type { TargetDeps, TargetHandler } from './handler.ts';
+import { resolveReadInput } from './input/index.ts';
+import type { ReadTarget } from './targets.ts';
+import type { CallContext, ResolvedRead } from './types.ts';
+
+/** What the adapters need for audit and metrics, success or not. Never holds a password. */
+export interface ReadFacts {
+  target?: string;
+  uri?: string;
+  workbookPath?: string;
+  upstreamStatus?: number;
+  mode?: 'target' | 'uri';
+}
+
+export type ReadOutcome =
+  | { ok: true; envelope: ReadEnvelope; facts: ReadFacts }
+  | { ok: false; error: ToolErrorObject; facts: ReadFacts; cause?: unknown };
+
+export interface ReadService {
+  /** `dagu_read` with the raw tool arguments exactly as the caller sent them. */
+  read(rawArguments: unknown, call: CallContext): Promise<ReadOutcome>;
+  /** An MCP `resources/read` of a `dagu://` URI: the same read in URI mode. */
+  readUri(uri: string, call: CallContext): Promise<ReadOutcome>;
+}
+
+/** Collections have no singular URI to name in an error raised in target mode. */
+const COLLECTION_TARGETS: ReadonlySet<ReadTarget> = new Set(['references', 'dags', 'runs', 'wiki']);
+
+function errorUri(request: ResolvedRead, rawArguments: unknown): string | undefined {
+  if (request.mode === 'uri') {
+    const supplied = (rawArguments as { uri?: unknown }).uri;
+    return typeof supplied === 'string' ? supplied.trim() : request.uri;
+  }
+  return COLLECTION_TARGETS.has(request.target) ? undefined : request.uri;
+}
+
+/** Keeps the original cause reachable for the application log (never sent to the caller). */
+function causeOf(error: ReadError): { cause?: unknown } {
+  return error.code === 'internal_error' && error.cause !== undefined ? { cause: error.cause } : {};
+}
+
+export function createReadService(
+  deps: TargetDeps,
+  handlers: Readonly<Partial<Record<ReadTarget, TargetHandler>>>,
+): ReadService {
+  async function read(rawArguments: unknown, call: CallContext): Promise<ReadOutcome> {
+    const facts: ReadFacts = {};
+    let request: ResolvedRead | undefined;
+    try {
+      const resolved: ResolvedRead = resolveReadInput(rawArguments);
+      request = resolved;
+      facts.target = resolved.target;
+      facts.mode = resolved.mode;
+      if (resolved.uri !== undefined) facts.uri = resolved.uri;
+      if (resolved.target === 'workbook') facts.workbookPath = resolved.fields.path;
+      const handler = handlers[resolved.target];
+      if (handler === undefined) {
+        throw readError.unavailable(`The ${resolved.target} target is not served by this gateway.`);
+      }
+      const result = await handler(resolved, deps, call);
+      if (result.upstreamStatus !== undefined) facts.upstreamStatus = result.upstreamStatus;
+      return { ok: true, envelope: buildEnvelope(resolved, result.data), facts };
+    } catch (caught) {
+      const error =
+        request === undefined
+          ? toReadError(caught)
+          : toReadError(caught, { target: request.target, uri: errorUri(request, rawArguments) });
+      if (error.upstreamStatus !== undefined) facts.upstreamStatus = error.upstreamStatus;
+      if (facts.target === undefined && error.target !== undefined) facts.target = error.target;
+      return { ok: false, error: error.toObject(), facts, ...causeOf(error) };
+    }
+  }
+
+  return {
+    read,
+    readUri: (uri, call) => read({ uri }, call),
+  };
+}
