@@ -35,6 +35,8 @@ export interface ResolvedRead {
   query?: ReadQuery;
   /** The canonical `dagu://` URI of the read when the target has one (returned as the result's `uri`). */
   uri?: string;
+  /** Fields the caller supplied, as opposed to defaults (`workspace: all`, `name: authoring`); drives echo fields. */
+  supplied?: ReadonlyArray<keyof ReadFields>;
 }
 
 /**
