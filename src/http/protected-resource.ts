@@ -1,0 +1,85 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/** RFC 9728 §3: the well-known prefix, inserted between the host and the resource's path. */
+export const RESOURCE_METADATA_PREFIX = '/.well-known/oauth-protected-resource';
+
+/** `/.well-known/oauth-protected-resource/mcp` for the MCP endpoint `/mcp`. */
+export function resourceMetadataPath(mcpPath: string): string {
+  return mcpPath === '/'
+    ? RESOURCE_METADATA_PREFIX
+    : `${RESOURCE_METADATA_PREFIX}${mcpPath.replace(/\/+$/, '')}`;
+}
+
+/**
+ * The public base URL: PUBLIC_URL when configured, else derived from the request (its scheme, and the
+ * Host the security hook has already checked against ALLOWED_HOSTS).
+ */
+export function publicBaseUrl(request: FastifyRequest, publicUrl: string | undefined): string {
+  return (publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+}
+
+/**
+ * The authorization servers worth advertising: an issuer whose tokens the gateway verifies with a
+ * public key or JWKS is an OAuth authorization server a client can discover. Dagu's HS256 login tokens
+ * and API keys have none, so the field is then omitted rather than pointing at something that cannot
+ * issue tokens.
+ */
+export function advertisedAuthorizationServers(
+  jwtMode: 'hs256' | 'public_key' | 'jwks' | undefined,
+  jwtIssuer: string | undefined,
+): string[] {
+  if (jwtMode !== 'public_key' && jwtMode !== 'jwks') return [];
+  return (jwtIssuer ?? '')
+    .split(',')
+    .map((issuer) => issuer.trim())
+    .filter((issuer) => /^https?:\/\/[^\s]+$/.test(issuer));
+}
+
+export interface ProtectedResourceOptions {
+  mcpPath: string;
+  publicUrl?: string | undefined;
+  authorizationServers?: readonly string[];
+  resourceName?: string;
+}
+
+export interface ProtectedResourceMetadata {
+  resource: string;
+  bearer_methods_supported: ['header'];
+  resource_name: string;
+  authorization_servers?: string[];
+}
+
+export function protectedResourceMetadata(
+  baseUrl: string,
+  options: ProtectedResourceOptions,
+): ProtectedResourceMetadata {
+  const metadata: ProtectedResourceMetadata = {
+    // The MCP endpoint is the one protected resource; both documents name it (MCP clients compare it
+    // with the server URL they were given).
+    resource: `${baseUrl}${options.mcpPath}`,
+    bearer_methods_supported: ['header'],
+    resource_name: options.resourceName ?? 'Dagu MCP Gateway',
+  };
+  if (options.authorizationServers && options.authorizationServers.length > 0) {
+    metadata.authorization_servers = [...options.authorizationServers];
+  }
+  return metadata;
+}
+
+/**
+ * Serves the OAuth 2.0 Protected Resource Metadata (RFC 9728) at the path-suffixed well-known URL the
+ * 401 challenge points at, and at the bare well-known URL clients fall back to. Public: no auth hook.
+ */
+export async function protectedResourceRoutes(
+  app: FastifyInstance,
+  options: ProtectedResourceOptions,
+): Promise<void> {
+  const paths = new Set([resourceMetadataPath(options.mcpPath), RESOURCE_METADATA_PREFIX]);
+  for (const url of paths) {
+    app.get(url, async (request, reply) =>
+      reply
+        .header('cache-control', 'public, max-age=300')
+        .send(protectedResourceMetadata(publicBaseUrl(request, options.publicUrl), options)),
+    );
+  }
+}

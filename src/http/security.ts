@@ -1,0 +1,110 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditEntry } from '../audit/audit-log.ts';
+
+export interface HostOriginOptions {
+  /** Accepted Host names (port-agnostic); `*` accepts any Host (e.g. behind a proxy that checks it). */
+  allowedHosts: readonly string[];
+  /**
+   * Accepted browser origins: a hostname (any scheme and port, as in the MCP SDK), a full origin
+   * `https://app.example:8443`, or `<scheme>://*` for a non-web scheme (browser extensions). Requests
+   * without an Origin header (every non-browser client) pass; an empty list refuses every Origin.
+   */
+  allowedOrigins: readonly string[];
+  audit?: { record(entry: AuditEntry): void };
+}
+
+/** `::1` and `[::1]` both mean the IPv6 loopback; URL parsing yields the bracketed, lower-case form. */
+function normaliseHost(name: string): string {
+  const lower = name.trim().toLowerCase();
+  return lower.includes(':') && !lower.startsWith('[') ? `[${lower}]` : lower;
+}
+
+function hostnameOf(hostHeader: string | undefined): string | undefined {
+  if (hostHeader === undefined || hostHeader === '') return undefined;
+  try {
+    return new URL(`http://${hostHeader}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+export function originMatcher(allowed: readonly string[]): (origin: string) => boolean {
+  const origins = new Set<string>();
+  const schemes = new Set<string>();
+  const hosts = new Set<string>();
+  for (const entry of allowed) {
+    const wildcard = /^([a-z][a-z0-9+.-]*):\/\/\*$/i.exec(entry);
+    if (wildcard) {
+      const scheme = `${wildcard[1]!.toLowerCase()}:`;
+      // http://* and https://* would admit every web page, which is what this check is for.
+      if (scheme !== 'http:' && scheme !== 'https:') schemes.add(scheme);
+    } else if (entry.includes('://')) {
+      try {
+        origins.add(new URL(entry).origin);
+      } catch {
+        // A malformed entry admits nothing.
+      }
+    } else {
+      hosts.add(normaliseHost(entry));
+    }
+  }
+  return (origin) => {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false; // includes the opaque `null` origin
+    }
+    if (url.hostname === '') return schemes.has(url.protocol);
+    return origins.has(url.origin) || hosts.has(url.hostname) || schemes.has(url.protocol);
+  };
+}
+
+/**
+ * An app-level onRequest hook against DNS rebinding and cross-site requests: a Host outside
+ * ALLOWED_HOSTS or an Origin outside ALLOWED_ORIGINS gets 403 `{code, message}` on every route,
+ * before authentication runs, and is audited as a denied request.
+ */
+export function hostOriginHook(options: HostOriginOptions) {
+  const anyHost = options.allowedHosts.includes('*');
+  const hosts = new Set(options.allowedHosts.map(normaliseHost));
+  const originAllowed = originMatcher(options.allowedOrigins);
+
+  function deny(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    code: 'invalid_host' | 'invalid_origin',
+    message: string,
+  ) {
+    options.audit?.record({
+      event: 'mcp.request_denied',
+      requestId: String(request.id),
+      clientName: request.headers['user-agent'],
+      httpMethod: request.method,
+      path: request.url.split('?')[0],
+      outcome: code,
+      reason: code,
+      httpStatus: 403,
+      durationMs: reply.elapsedTime,
+    });
+    return reply.code(403).send({ code, message });
+  }
+
+  return async function hostOriginCheck(request: FastifyRequest, reply: FastifyReply) {
+    if (!anyHost) {
+      const hostname = hostnameOf(request.host);
+      if (hostname === undefined || !hosts.has(hostname)) {
+        return deny(
+          request,
+          reply,
+          'invalid_host',
+          'The Host header names a host this gateway does not serve.',
+        );
+      }
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined && origin !== '' && !originAllowed(origin)) {
+      return deny(request, reply, 'invalid_origin', 'Requests from this Origin are not allowed.');
+    }
+  };
+}
