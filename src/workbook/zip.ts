@@ -1,0 +1,147 @@
+/**
+ * The zip container on yauzl. yauzl reads the central directory (no forward-only local-header
+ * parsing) and, with `validateEntrySizes`, fails a stream as soon as it inflates past the size the
+ * entry declares; declared sizes are checked against the caps before a byte is inflated.
+ */
+import fs from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import yauzl from 'yauzl';
+import { WorkbookFormatError, WorkbookLimitError } from './errors.ts';
+
+export interface ZipLimits {
+  maxZipEntries: number;
+}
+
+/** Part names are case-insensitive in OPC; lookups use the lower-cased name without a leading `/`. */
+export function partKey(name: string): string {
+  return name.replace(/^\/+/, '').toLowerCase();
+}
+
+/** A short cause for yauzl and zlib failures, without echoing file content. */
+function zipCause(error: unknown, part?: string): WorkbookFormatError {
+  const message = error instanceof Error ? error.message : String(error);
+  const where = part === undefined ? '' : ` ${part}`;
+  if (/end of central directory/i.test(message))
+    return new WorkbookFormatError('not a zip archive or truncated');
+  if (/too many bytes|not enough bytes|size mismatch/i.test(message))
+    return new WorkbookFormatError(`zip entry${where} does not match its declared size`);
+  if (/encrypt/i.test(message)) return new WorkbookFormatError(`zip entry${where} is encrypted`);
+  if (/compression method/i.test(message))
+    return new WorkbookFormatError(`zip entry${where} uses an unsupported compression method`);
+  return new WorkbookFormatError(`corrupt zip archive${where ? ` at${where}` : ''}`);
+}
+
+export class ZipPackage {
+  private constructor(
+    private readonly zip: yauzl.ZipFile,
+    private readonly entries: ReadonlyMap<string, yauzl.Entry>,
+  ) {}
+
+  /** Takes ownership of `fd`: closed with the package, or at once when the file is no readable zip. */
+  static async fromFd(fd: number, limits: ZipLimits): Promise<ZipPackage> {
+    return ZipPackage.load(async () => {
+      try {
+        return await yauzl.fromFdPromise(fd, ZIP_OPTIONS);
+      } catch (error) {
+        // yauzl closes the descriptor only through a ZipFile it managed to create.
+        fs.close(fd, () => undefined);
+        throw error;
+      }
+    }, limits);
+  }
+
+  static async fromBuffer(buffer: Buffer, limits: ZipLimits): Promise<ZipPackage> {
+    return ZipPackage.load(() => yauzl.fromBufferPromise(buffer, ZIP_OPTIONS), limits);
+  }
+
+  private static async load(open: () => Promise<yauzl.ZipFile>, limits: ZipLimits): Promise<ZipPackage> {
+    let zip: yauzl.ZipFile;
+    try {
+      zip = await open();
+    } catch (error) {
+      throw zipCause(error);
+    }
+    if (zip.entryCount > limits.maxZipEntries) {
+      zip.close();
+      throw new WorkbookLimitError(`${zip.entryCount} zip entries, more than ${limits.maxZipEntries}`);
+    }
+    const entries = new Map<string, yauzl.Entry>();
+    try {
+      for await (const entry of zip.eachEntry()) {
+        const key = partKey(entry.fileName);
+        if (!entries.has(key)) entries.set(key, entry);
+      }
+    } catch (error) {
+      zip.close();
+      throw zipCause(error);
+    }
+    return new ZipPackage(zip, entries);
+  }
+
+  has(part: string): boolean {
+    return this.entries.has(partKey(part));
+  }
+
+  /** The uncompressed size the entry declares, or undefined when there is no such part. */
+  declaredSize(part: string): number | undefined {
+    return this.entries.get(partKey(part))?.uncompressedSize;
+  }
+
+  /** The part as text, refused before inflating when it declares more than `maxBytes`. */
+  async readText(part: string, maxBytes: number): Promise<string> {
+    let text = '';
+    for await (const chunk of this.textChunks(part, maxBytes)) text += chunk;
+    return text;
+  }
+
+  /**
+   * The part as decoded text chunks. UTF-8 (with or without a byte-order mark) and UTF-16LE with a
+   * byte-order mark are read; a multi-byte character split between chunks is joined by the decoder.
+   */
+  async *textChunks(part: string, maxBytes: number): AsyncGenerator<string> {
+    const entry = this.entries.get(partKey(part));
+    if (entry === undefined) throw new WorkbookFormatError(`part ${part} is missing`);
+    if (entry.uncompressedSize > maxBytes)
+      throw new WorkbookLimitError(
+        `${part} expands to ${entry.uncompressedSize} bytes, more than ${maxBytes}`,
+      );
+    let stream: NodeJS.ReadableStream;
+    try {
+      stream = await this.zip.openReadStreamPromise(entry);
+    } catch (error) {
+      throw zipCause(error, part);
+    }
+    let decoder: StringDecoder | undefined;
+    try {
+      for await (const raw of stream) {
+        const bytes = raw as Buffer;
+        if (decoder === undefined) {
+          if (bytes[0] === 0xfe && bytes[1] === 0xff)
+            throw new WorkbookFormatError(`${part} is UTF-16BE, which is not supported`);
+          decoder = new StringDecoder(bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf16le' : 'utf8');
+        }
+        const text = decoder.write(bytes);
+        if (text.length > 0) yield text;
+      }
+    } catch (error) {
+      if (error instanceof WorkbookFormatError || error instanceof WorkbookLimitError) throw error;
+      throw zipCause(error, part);
+    } finally {
+      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+    }
+    const rest = decoder?.end() ?? '';
+    if (rest.length > 0) yield rest;
+  }
+
+  close(): void {
+    this.zip.close();
+  }
+}
+
+const ZIP_OPTIONS: yauzl.Options = {
+  lazyEntries: true,
+  autoClose: false,
+  validateEntrySizes: true,
+  decodeStrings: true,
+  strictFileNames: false,
+};
