@@ -6,7 +6,10 @@ export interface ReadinessCheck {
 }
 
 /** `/healthz`: the process is up. `/readyz`: every dependency answers (503 otherwise, with which failed). */
-export async function healthRoutes(app: FastifyInstance, options: { checks: ReadinessCheck[] }): Promise<void> {
+export async function healthRoutes(
+  app: FastifyInstance,
+  options: { checks: ReadinessCheck[] },
+): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const signal = AbortSignal.timeout(3000);

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import type { McpRequestFacts } from '../mcp/request-context.ts';
 import { requestFacts } from '../mcp/request-context.ts';
 import type { AccessPolicy } from '../read/types.ts';

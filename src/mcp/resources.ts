@@ -26,20 +26,32 @@ const TEMPLATES: ReadonlyArray<{ uriTemplate: string; description: string }> = [
   { uriTemplate: `${RUN}/logs{?tail}`, description: 'Scheduler log and per-step log flags of a run.' },
   { uriTemplate: `${RUN}/steps/{stepName}/logs${LOG_QUERY}`, description: 'stdout/stderr of one step.' },
   { uriTemplate: `${RUN}/steps/{stepName}/foreach${FOREACH_QUERY}`, description: 'Items of a foreach step.' },
-  { uriTemplate: `${RUN}/steps/{stepName}/foreach/{item}`, description: 'One foreach item with its body steps.' },
+  {
+    uriTemplate: `${RUN}/steps/{stepName}/foreach/{item}`,
+    description: 'One foreach item with its body steps.',
+  },
   {
     uriTemplate: `${RUN}/steps/{stepName}/foreach/{item}/steps/{bodyStepName}/logs${LOG_QUERY}`,
     description: 'Log of a foreach body step.',
   },
   { uriTemplate: SUB, description: 'A child DAG run under its root run.' },
-  { uriTemplate: `${SUB}/steps/{stepName}/logs${LOG_QUERY}`, description: 'stdout/stderr of a child-run step.' },
-  { uriTemplate: `${SUB}/steps/{stepName}/foreach${FOREACH_QUERY}`, description: 'Items of a child-run foreach step.' },
+  {
+    uriTemplate: `${SUB}/steps/{stepName}/logs${LOG_QUERY}`,
+    description: 'stdout/stderr of a child-run step.',
+  },
+  {
+    uriTemplate: `${SUB}/steps/{stepName}/foreach${FOREACH_QUERY}`,
+    description: 'Items of a child-run foreach step.',
+  },
   { uriTemplate: `${SUB}/steps/{stepName}/foreach/{item}`, description: 'One foreach item of a child run.' },
   {
     uriTemplate: `${SUB}/steps/{stepName}/foreach/{item}/steps/{bodyStepName}/logs${LOG_QUERY}`,
     description: 'Log of a foreach body step of a child run.',
   },
-  { uriTemplate: 'dagu://wiki/{workspace}{?page,perPage,flat,sort,order,prefix}', description: 'Wiki pages.' },
+  {
+    uriTemplate: 'dagu://wiki/{workspace}{?page,perPage,flat,sort,order,prefix}',
+    description: 'Wiki pages.',
+  },
   { uriTemplate: 'dagu://wiki/{workspace}/{+path}', description: 'A wiki page (Markdown).' },
 ];
 
@@ -87,7 +99,9 @@ function resourceText(data: Record<string, unknown>, mimeType: string): string {
 export function registerResources(server: McpServer, reads: ReadService, observe: OperationObserver): void {
   server.server.registerCapabilities({ resources: {} });
   server.server.setRequestHandler('resources/list', () => ({ resources: FIXED_RESOURCES }));
-  server.server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.server.setRequestHandler('resources/templates/list', () => ({
+    resourceTemplates: RESOURCE_TEMPLATES,
+  }));
   server.server.setRequestHandler('resources/read', async (request): Promise<ReadResourceResult> => {
     const started = performance.now();
     const uri = request.params.uri;

@@ -39,5 +39,7 @@ export function buildEnvelope(request: ResolvedRead, data: Record<string, unknow
 
 /** The contract's success text: `dags` adds a blank line and the indented JSON of `data`. */
 export function successText(envelope: ReadEnvelope): string {
-  return envelope.target === 'dags' ? `${SUCCESS_TEXT}\n\n${JSON.stringify(envelope.data, null, 2)}` : SUCCESS_TEXT;
+  return envelope.target === 'dags'
+    ? `${SUCCESS_TEXT}\n\n${JSON.stringify(envelope.data, null, 2)}`
+    : SUCCESS_TEXT;
 }

@@ -1,0 +1,117 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { type AuditLog, createAuditLog } from './audit/audit-log.ts';
+import { redactArguments } from './audit/redact.ts';
+import type { GatewayConfig } from './config.ts';
+import { createDaguClient } from './dagu/client.ts';
+import type { DaguClient } from './dagu/types.ts';
+import { healthRoutes } from './http/health.ts';
+import { mcpRoute } from './http/mcp-route.ts';
+import type { OperationRecord } from './mcp/operations.ts';
+import { createMcpEndpoint } from './mcp/server.ts';
+import { createMetrics, type GatewayMetrics } from './metrics/metrics.ts';
+import { createReadService } from './read/service.ts';
+import { TARGET_HANDLERS } from './read/targets/index.ts';
+import { UNRESTRICTED_ACCESS } from './read/types.ts';
+import { GATEWAY_VERSION } from './version.ts';
+
+export interface GatewayApp {
+  app: FastifyInstance;
+  metrics: GatewayMetrics;
+  audit: AuditLog;
+  dagu: DaguClient;
+  /** Stops serving and releases every resource (pool, audit file, watchers). */
+  close(): Promise<void>;
+}
+
+export interface BuildOptions {
+  /** Pino logger options or `false` (tests). Default: JSON logs at the configured level. */
+  logger?: boolean | { level: string };
+}
+
+/** Builds the whole gateway from its configuration: every expensive object is created here, once. */
+export async function buildApp(config: GatewayConfig, options: BuildOptions = {}): Promise<GatewayApp> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: config.limits.bodyLimitBytes,
+    // A `__proto__` key in tool arguments must reach our validator (design §1b), not fail JSON parsing.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+    requestIdHeader: false,
+  });
+  const metrics = createMetrics();
+  const audit = createAuditLog(config.auditLog, { metrics, log: app.log });
+  const dagu = createDaguClient(config.dagu, {
+    onUpstream: (route, status, seconds) => metrics.observeUpstream(route, status, seconds),
+  });
+  const reads = createReadService({ dagu }, TARGET_HANDLERS);
+
+  const observe = (record: OperationRecord) => {
+    const { outcome, request } = record;
+    const errorCode = outcome.ok ? undefined : outcome.error.code;
+    metrics.observeOperation({
+      method: record.method,
+      ...(record.tool ? { tool: record.tool } : {}),
+      ...(outcome.facts.target ? { target: outcome.facts.target } : {}),
+      ...(errorCode ? { errorType: errorCode } : {}),
+      ...(request?.protocolVersion ? { protocolVersion: request.protocolVersion } : {}),
+      durationSeconds: record.durationSeconds,
+    });
+    if (!outcome.ok && outcome.error.code === 'internal_error') {
+      app.log.error({ err: outcome.cause, requestId: request?.requestId }, 'read failed unexpectedly');
+    }
+    const fromArguments =
+      record.method === 'tools/call'
+        ? redactArguments(request?.rawArguments?.value)
+        : { uri: outcome.facts.uri };
+    audit.record({
+      ...fromArguments,
+      event: record.method === 'tools/call' ? 'mcp.tool_call' : 'mcp.resource_read',
+      requestId: request?.requestId ?? 'unknown',
+      ...(request ? { identity: request.identity } : {}),
+      ...(request?.clientName ? { clientName: request.clientName } : {}),
+      ...(request?.clientVersion ? { clientVersion: request.clientVersion } : {}),
+      ...(request?.protocolVersion ? { protocolVersion: request.protocolVersion } : {}),
+      method: record.method,
+      ...(record.tool ? { tool: record.tool } : {}),
+      ...(outcome.facts.target ? { target: outcome.facts.target } : {}),
+      ...(outcome.facts.uri ? { uri: outcome.facts.uri } : {}),
+      ...(outcome.facts.workbookPath ? { workbookPath: outcome.facts.workbookPath } : {}),
+      outcome: outcome.ok ? 'ok' : outcome.error.code,
+      durationMs: Math.round(record.durationSeconds * 1000),
+      ...(outcome.facts.upstreamStatus !== undefined ? { upstreamStatus: outcome.facts.upstreamStatus } : {}),
+    });
+  };
+
+  const endpoint = createMcpEndpoint({
+    version: GATEWAY_VERSION,
+    reads,
+    observe,
+    onError: (error) => app.log.debug({ err: error }, 'mcp transport error'),
+  });
+
+  await app.register(healthRoutes, {
+    checks: [{ name: 'dagu', check: async (signal) => ({ ok: await dagu.ping(signal) }) }, audit.readiness],
+  });
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(metrics.contentType).send(await metrics.render()),
+  );
+  await app.register(mcpRoute, {
+    path: config.mcpPath,
+    handler: endpoint,
+    bodyLimitBytes: config.limits.bodyLimitBytes,
+    callDeadlineMs: config.limits.callDeadlineMs,
+    caller: () => ({ identity: 'anonymous', access: UNRESTRICTED_ACCESS }),
+  });
+
+  return {
+    app,
+    metrics,
+    audit,
+    dagu,
+    close: async () => {
+      await app.close();
+      await dagu.close();
+      audit.close();
+    },
+  };
+}
