@@ -1,0 +1,721 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ReadError, type ToolErrorObject } from '../../../src/read/errors.ts';
+import {
+  FIELD_RULES,
+  READ_INPUT_FIELDS,
+  resolveReadInput,
+  TARGET_FIELDS,
+  type TargetField,
+} from '../../../src/read/input/index.ts';
+import { READ_TARGETS, type ReadTarget } from '../../../src/read/targets.ts';
+
+function errorOf(run: () => unknown): ToolErrorObject {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(error instanceof ReadError, `expected a ReadError, got ${String(error)}`);
+    return error.toObject();
+  }
+  return assert.fail('expected a ReadError');
+}
+
+type Expected = Pick<ToolErrorObject, 'code' | 'field' | 'target' | 'uri'>;
+
+function assertError(raw: unknown, expected: Expected): ToolErrorObject {
+  const error = errorOf(() => resolveReadInput(raw));
+  assert.deepEqual(
+    { code: error.code, field: error.field, target: error.target, uri: error.uri },
+    { code: expected.code, field: expected.field, target: expected.target, uri: expected.uri },
+  );
+  return error;
+}
+
+const invalid = (field?: string, target?: string): Expected => ({
+  code: 'invalid_tool_input',
+  ...(field === undefined ? {} : { field }),
+  ...(target === undefined ? {} : { target }),
+});
+
+// Smallest valid input per target.
+const BASE: Record<ReadTarget, Record<string, string>> = {
+  references: {},
+  reference: {},
+  dags: {},
+  dag: { name: 'nightly' },
+  dag_spec: { name: 'nightly' },
+  dag_search: { search: 'deploy' },
+  wiki: {},
+  wiki_page: { workspace: 'default', path: 'guides/deploy' },
+  wiki_search: { search: 'deploy' },
+  workbook: { path: '/data/book.xlsx' },
+  runs: {},
+  run: { name: 'nightly', dagRunId: 'r1' },
+  run_logs: { name: 'nightly', dagRunId: 'r1' },
+  step_log: { name: 'nightly', dagRunId: 'r1', stepName: 'build' },
+  foreach_items: { name: 'nightly', dagRunId: 'r1', stepName: 'fan' },
+  foreach_item: { name: 'nightly', dagRunId: 'r1', stepName: 'fan', item: '3' },
+};
+
+const QUERY: Partial<Record<ReadTarget, string>> = {
+  dags: 'page=1',
+  runs: 'limit=5',
+  wiki: 'flat=true',
+  run_logs: 'tail=100',
+  step_log: 'tail=10',
+  foreach_items: 'page=1',
+};
+
+function sample(target: ReadTarget, field: TargetField): string | number {
+  switch (field) {
+    case 'limit':
+      return 10;
+    case 'query':
+      return QUERY[target] ?? 'page=1';
+    case 'path':
+      return target === 'workbook' ? '/data/book.xlsx' : 'guides/deploy';
+    default:
+      return {
+        name: 'nightly',
+        dagRunId: 'r1',
+        subRunId: 'c1',
+        stepName: 'build',
+        item: '3',
+        bodyStepName: 'body',
+        workspace: 'default',
+        password: 'pw',
+        search: 'deploy',
+        prefix: 'guides',
+        cursor: 'abc',
+      }[field];
+  }
+}
+
+describe('every target × every field: required, optional, forbidden', () => {
+  for (const target of READ_TARGETS) {
+    test(`${target}: the smallest valid input resolves`, () => {
+      const resolved = resolveReadInput({ target, ...BASE[target] });
+      assert.equal(resolved.mode, 'target');
+      assert.equal(resolved.target, target);
+    });
+    for (const field of TARGET_FIELDS) {
+      const rule = FIELD_RULES[target][field];
+      if (rule === 'forbidden') {
+        test(`${target} × ${field}: forbidden`, () => {
+          const error = assertError(
+            { target, ...BASE[target], [field]: sample(target, field) },
+            invalid(field, target),
+          );
+          assert.equal(error.message, `The ${field} field is not allowed for target ${target}.`);
+        });
+        if (field !== 'limit' && field !== 'password') {
+          test(`${target} × ${field}: forbidden but blank after trimming is absent`, () => {
+            assert.equal(resolveReadInput({ target, ...BASE[target], [field]: '  \t ' }).target, target);
+          });
+        }
+      } else if (rule === 'required') {
+        const without = Object.fromEntries(Object.entries(BASE[target]).filter(([key]) => key !== field));
+        test(`${target} × ${field}: required (absent, blank, null)`, () => {
+          for (const input of [without, { ...without, [field]: '   ' }, { ...without, [field]: null }]) {
+            const error = assertError({ target, ...input }, invalid(field, target));
+            assert.equal(error.message, `The ${field} field is required for target ${target}.`);
+          }
+        });
+      } else {
+        test(`${target} × ${field}: optional`, () => {
+          const extra: Record<string, string | number> = { [field]: sample(target, field) };
+          // item and bodyStepName come together for step_log.
+          if (target === 'step_log' && field === 'item') extra.bodyStepName = 'body';
+          if (target === 'step_log' && field === 'bodyStepName') extra.item = '3';
+          const resolved = resolveReadInput({ target, ...BASE[target], ...extra });
+          assert.equal(resolved.fields[field], sample(target, field));
+        });
+      }
+    }
+  }
+
+  test('step_log: item requires bodyStepName and bodyStepName requires item', () => {
+    const base = { target: 'step_log', ...BASE.step_log };
+    let error = assertError({ ...base, item: '3' }, invalid('bodyStepName', 'step_log'));
+    assert.equal(error.message, 'The bodyStepName field is required with item for target step_log.');
+    error = assertError({ ...base, bodyStepName: 'body' }, invalid('item', 'step_log'));
+    assert.equal(error.message, 'The item field is required with bodyStepName for target step_log.');
+  });
+});
+
+describe('target mode output uri (the contract "Output uri" column)', () => {
+  const cases: Array<[string, Record<string, unknown>, string | undefined]> = [
+    ['references', { target: 'references' }, undefined],
+    ['reference default', { target: 'reference' }, 'dagu://reference/authoring'],
+    ['reference topic', { target: 'reference', name: 'read tool' }, 'dagu://reference/read%20tool'],
+    ['dags', { target: 'dags', query: 'page=1' }, undefined],
+    ['dag', { target: 'dag', name: 'nightly' }, undefined],
+    ['dag_spec', { target: 'dag_spec', name: 'nightly-report' }, 'dagu://dags/nightly-report/spec'],
+    ['dag_search', { target: 'dag_search', search: 'x' }, undefined],
+    ['wiki all', { target: 'wiki' }, 'dagu://wiki'],
+    ['wiki all explicit', { target: 'wiki', workspace: 'all', query: 'flat=true' }, 'dagu://wiki?flat=true'],
+    ['wiki workspace', { target: 'wiki', workspace: 'default' }, 'dagu://wiki/default'],
+    [
+      'wiki prefix field',
+      { target: 'wiki', workspace: 'ops', prefix: 'Team Notes' },
+      'dagu://wiki/ops?prefix=Team+Notes',
+    ],
+    [
+      'wiki query + prefix',
+      { target: 'wiki', query: 'flat=true', prefix: 'a/b' },
+      'dagu://wiki?flat=true&prefix=a%2Fb',
+    ],
+    [
+      'wiki_page',
+      { target: 'wiki_page', workspace: 'default', path: 'guides/deploy' },
+      'dagu://wiki/default/guides/deploy',
+    ],
+    ['wiki_search', { target: 'wiki_search', search: 'x', prefix: 'guides' }, undefined],
+    ['workbook', { target: 'workbook', path: '/data/b.xlsx' }, undefined],
+    ['runs', { target: 'runs', query: 'status=1&status=2' }, undefined],
+    ['run', { target: 'run', name: 'n', dagRunId: 'latest' }, 'dagu://runs/n/latest'],
+    ['run sub', { target: 'run', name: 'n', dagRunId: '1', subRunId: 'c/1' }, 'dagu://runs/n/1/sub/c%2F1'],
+    [
+      'run_logs',
+      { target: 'run_logs', name: 'nightly-report', dagRunId: '20260701T010000Z', query: 'tail=100' },
+      'dagu://runs/nightly-report/20260701T010000Z/logs?tail=100',
+    ],
+    [
+      'step_log',
+      { target: 'step_log', name: 'n', dagRunId: '1', stepName: 'build output' },
+      'dagu://runs/n/1/steps/build%20output/logs',
+    ],
+    [
+      'step_log sub + query',
+      { target: 'step_log', name: 'n', dagRunId: '1', subRunId: 'c', stepName: 's', query: 'head=5' },
+      'dagu://runs/n/1/sub/c/steps/s/logs?head=5',
+    ],
+    [
+      'step_log foreach',
+      { target: 'step_log', name: 'n', dagRunId: '1', stepName: 's', item: '2.inner.0', bodyStepName: 'b' },
+      'dagu://runs/n/1/steps/s/foreach/2.inner.0/steps/b/logs',
+    ],
+    [
+      'step_log sub foreach + query',
+      {
+        target: 'step_log',
+        name: 'n',
+        dagRunId: '1',
+        subRunId: 'c',
+        stepName: 's',
+        item: '0',
+        bodyStepName: 'b',
+        query: 'offset=5&limit=10',
+      },
+      'dagu://runs/n/1/sub/c/steps/s/foreach/0/steps/b/logs?offset=5&limit=10',
+    ],
+    [
+      'foreach_items',
+      { target: 'foreach_items', name: 'n', dagRunId: '1', stepName: 's', query: 'status=failed' },
+      'dagu://runs/n/1/steps/s/foreach?status=failed',
+    ],
+    [
+      'foreach_items sub',
+      { target: 'foreach_items', name: 'n', dagRunId: '1', subRunId: 'c', stepName: 's' },
+      'dagu://runs/n/1/sub/c/steps/s/foreach',
+    ],
+    [
+      'foreach_item',
+      { target: 'foreach_item', name: 'n', dagRunId: '1', stepName: 's', item: '3' },
+      'dagu://runs/n/1/steps/s/foreach/3',
+    ],
+    [
+      'foreach_item sub',
+      { target: 'foreach_item', name: 'n', dagRunId: '1', subRunId: 'c', stepName: 's', item: '3' },
+      'dagu://runs/n/1/sub/c/steps/s/foreach/3',
+    ],
+  ];
+  for (const [label, input, uri] of cases) {
+    test(`${label} → ${uri ?? 'no uri'}`, () => {
+      const resolved = resolveReadInput(input);
+      assert.equal(resolved.uri, uri);
+      assert.equal('uri' in resolved, uri !== undefined);
+    });
+  }
+
+  test('the contract examples resolve exactly', () => {
+    assert.deepEqual(resolveReadInput({ uri: 'dagu://reference/authoring' }), {
+      mode: 'uri',
+      target: 'reference',
+      fields: { name: 'authoring' },
+      uri: 'dagu://reference/authoring',
+    });
+    assert.deepEqual(resolveReadInput({ target: 'reference' }), {
+      mode: 'target',
+      target: 'reference',
+      fields: { name: 'authoring' },
+      uri: 'dagu://reference/authoring',
+    });
+    assert.deepEqual(resolveReadInput({ target: 'dag_spec', name: 'nightly-report' }), {
+      mode: 'target',
+      target: 'dag_spec',
+      fields: { name: 'nightly-report' },
+      uri: 'dagu://dags/nightly-report/spec',
+    });
+    assert.deepEqual(
+      resolveReadInput({
+        target: 'run_logs',
+        name: 'nightly-report',
+        dagRunId: '20260701T010000Z',
+        query: 'tail=100',
+      }),
+      {
+        mode: 'target',
+        target: 'run_logs',
+        fields: { name: 'nightly-report', dagRunId: '20260701T010000Z', query: 'tail=100' },
+        query: { raw: 'tail=100', params: [['tail', '100']] },
+        uri: 'dagu://runs/nightly-report/20260701T010000Z/logs?tail=100',
+      },
+    );
+    assertError(
+      { uri: 'dagu://reference/authoring', target: 'reference' },
+      {
+        code: 'invalid_tool_input',
+        field: 'target',
+        uri: 'dagu://reference/authoring',
+      },
+    );
+  });
+});
+
+describe('input must be a plain JSON object', () => {
+  const notObjects: Array<[string, unknown]> = [
+    ['array', []],
+    ['array of object', [{ target: 'dags' }]],
+    ['string', 'dags'],
+    ['empty string', ''],
+    ['null', null],
+    ['undefined', undefined],
+    ['number', 1],
+    ['boolean', true],
+    ['date', new Date()],
+    ['map', new Map([['target', 'dags']])],
+    [
+      'class instance',
+      new (class Input {
+        target = 'dags';
+      })(),
+    ],
+  ];
+  for (const [label, raw] of notObjects) {
+    test(`${label} → invalid_tool_input without field`, () => {
+      const error = assertError(raw, invalid());
+      assert.equal(error.message, 'Tool input must be a JSON object.');
+    });
+  }
+
+  test('a null-prototype object is a plain object', () => {
+    const raw = Object.assign(Object.create(null) as Record<string, unknown>, { target: 'dags' });
+    assert.equal(resolveReadInput(raw).target, 'dags');
+  });
+});
+
+describe('unknown fields', () => {
+  for (const key of [
+    'foo',
+    'Target',
+    'URI',
+    'dagRunID',
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+    'valueOf',
+    '',
+  ]) {
+    test(`${JSON.stringify(key)} is unknown`, () => {
+      assertError({ target: 'dags', [key]: 'x' }, invalid(key));
+    });
+  }
+
+  test('an own __proto__ key from JSON.parse is unknown (object, null, string values)', () => {
+    for (const text of [
+      '{"__proto__": {"target": "dags"}}',
+      '{"target": "dags", "__proto__": null}',
+      '{"__proto__": "x", "uri": "dagu://dags"}',
+    ]) {
+      const error = assertError(JSON.parse(text), invalid('__proto__'));
+      assert.equal(error.message, 'Unknown field "__proto__".');
+    }
+  });
+
+  test('an own __proto__ key made with a computed key or defineProperty is unknown', () => {
+    assertError({ ['__proto__']: 1, target: 'dags' }, invalid('__proto__'));
+    const raw: Record<string, unknown> = { target: 'dags' };
+    Object.defineProperty(raw, '__proto__', {
+      value: 1,
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
+    assertError(raw, invalid('__proto__'));
+  });
+
+  test('several unknown fields: the first is field, all are in details', () => {
+    const error = assertError({ a: 1, target: 'dags', b: 2 }, invalid('a'));
+    assert.deepEqual(error.details, { fields: ['a', 'b'] });
+  });
+
+  test('unknown fields are reported before type errors and mode errors', () => {
+    assertError({ target: 5, foo: 1 }, invalid('foo'));
+    assertError({ uri: 'dagu://dags', target: 'dags', foo: 1 }, invalid('foo'));
+  });
+});
+
+describe('types', () => {
+  const STRING_FIELDS = READ_INPUT_FIELDS.filter((field) => field !== 'limit');
+  for (const field of STRING_FIELDS) {
+    for (const [label, value] of [
+      ['number', 5],
+      ['boolean', false],
+      ['object', { a: 1 }],
+      ['array', ['x']],
+    ] as const) {
+      test(`${field} as ${label} → invalid_tool_input on ${field}`, () => {
+        const error = assertError({ target: 'dags', [field]: value }, invalid(field));
+        assert.equal(error.message, `The ${field} field must be a string or null.`);
+      });
+    }
+  }
+  for (const [label, value] of [
+    ['string', '5'],
+    ['fraction', 5.5],
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['boolean', true],
+    ['array', [5]],
+  ] as const) {
+    test(`limit as ${label} → invalid_tool_input on limit`, () => {
+      const error = assertError({ target: 'dag_search', search: 'x', limit: value }, invalid('limit'));
+      assert.equal(error.message, 'The limit field must be an integer or null.');
+    });
+  }
+
+  test('type errors come before mode errors', () => {
+    assertError({ uri: 'dagu://dags', target: 5 }, invalid('target'));
+    assertError({ uri: 7 }, invalid('uri'));
+  });
+
+  test('null is absent for every field', () => {
+    const raw: Record<string, unknown> = Object.fromEntries(READ_INPUT_FIELDS.map((field) => [field, null]));
+    raw.target = 'dags';
+    assert.deepEqual(resolveReadInput(raw), { mode: 'target', target: 'dags', fields: {} });
+  });
+});
+
+describe('trimming', () => {
+  test('target and string fields are trimmed', () => {
+    const resolved = resolveReadInput({
+      target: ' \t step_log \n',
+      name: '  nightly ',
+      dagRunId: ' r1',
+      subRunId: 'c1 ',
+      stepName: ' build step ',
+      item: ' 3 ',
+      bodyStepName: ' body ',
+      query: '  tail=5  ',
+    });
+    assert.deepEqual(resolved.fields, {
+      name: 'nightly',
+      dagRunId: 'r1',
+      subRunId: 'c1',
+      stepName: 'build step',
+      item: '3',
+      bodyStepName: 'body',
+      query: 'tail=5',
+    });
+    assert.equal(
+      resolved.uri,
+      'dagu://runs/nightly/r1/sub/c1/steps/build%20step/foreach/3/steps/body/logs?tail=5',
+    );
+  });
+
+  test('workspace, path, search, prefix, cursor are trimmed', () => {
+    const search = resolveReadInput({
+      target: 'wiki_search',
+      search: ' deploy ',
+      workspace: ' ops ',
+      prefix: ' guides ',
+      cursor: ' c ',
+      limit: 5,
+    });
+    assert.deepEqual(search.fields, {
+      search: 'deploy',
+      workspace: 'ops',
+      prefix: 'guides',
+      cursor: 'c',
+      limit: 5,
+    });
+    const page = resolveReadInput({ target: 'wiki_page', workspace: ' default ', path: ' a b/c ' });
+    assert.deepEqual(page.fields, { workspace: 'default', path: 'a b/c' });
+  });
+
+  test('password is kept exactly: spaces kept, spaces-only kept, empty is absent', () => {
+    const base = { target: 'workbook', path: 'b.xlsx' };
+    assert.equal(resolveReadInput({ ...base, password: '  pw  ' }).fields.password, '  pw  ');
+    assert.equal(resolveReadInput({ ...base, password: '   ' }).fields.password, '   ');
+    assert.equal('password' in resolveReadInput({ ...base, password: '' }).fields, false);
+    assert.equal('password' in resolveReadInput({ ...base, password: null }).fields, false);
+  });
+
+  test('a forbidden password fails when non-empty, even spaces-only; empty passes', () => {
+    assertError({ target: 'dags', password: '   ' }, invalid('password', 'dags'));
+    assert.equal(resolveReadInput({ target: 'dags', password: '' }).target, 'dags');
+    assertError(
+      { uri: 'dagu://dags', password: ' ' },
+      { code: 'invalid_tool_input', field: 'password', uri: 'dagu://dags' },
+    );
+    assert.equal(resolveReadInput({ uri: 'dagu://dags', password: '' }).target, 'dags');
+  });
+});
+
+describe('addressing mode', () => {
+  test('neither target nor uri', () => {
+    assertError({}, invalid());
+    assertError({ target: '', uri: '  ' }, invalid());
+    assertError({ target: '' }, invalid('target'));
+    assertError({ target: '   ' }, invalid('target'));
+    assertError({ target: null }, invalid('target'));
+    assertError({ uri: '' }, invalid('uri'));
+  });
+
+  test('target-mode fields without target', () => {
+    const error = assertError({ name: 'nightly' }, invalid('target'));
+    assert.equal(error.message, 'The target field is required for target mode.');
+    assertError({ limit: 5 }, invalid('target'));
+  });
+
+  test('uri with one target-mode field', () => {
+    const error = assertError(
+      { uri: ' dagu://dags ', query: 'page=1' },
+      { code: 'invalid_tool_input', field: 'query', uri: 'dagu://dags' },
+    );
+    assert.deepEqual(error.details, { fields: ['query'] });
+    assertError(
+      { uri: 'dagu://dags', limit: 5 },
+      { code: 'invalid_tool_input', field: 'limit', uri: 'dagu://dags' },
+    );
+  });
+
+  test('uri with several target-mode fields lists them in details.fields', () => {
+    const error = assertError(
+      { uri: 'dagu://runs/n/1', dagRunId: '1', name: 'n', target: 'run' },
+      { code: 'invalid_tool_input', uri: 'dagu://runs/n/1' },
+    );
+    assert.deepEqual(error.details, { fields: ['target', 'name', 'dagRunId'] });
+    assert.equal(
+      error.message,
+      'URI mode cannot be combined with target-mode fields (target, name, dagRunId).',
+    );
+  });
+
+  test('blank and null target-mode fields do not make a request mixed', () => {
+    const resolved = resolveReadInput({
+      uri: 'dagu://dags',
+      target: '  ',
+      name: null,
+      query: '',
+      limit: null,
+    });
+    assert.equal(resolved.mode, 'uri');
+    assert.equal(resolved.target, 'dags');
+  });
+
+  test('a malformed uri in a mixed request is reported as mixed, not as a URI error', () => {
+    assertError(
+      { uri: 'http://x', target: 'dags' },
+      { code: 'invalid_tool_input', field: 'target', uri: 'http://x' },
+    );
+  });
+});
+
+describe('targets', () => {
+  for (const supplied of [
+    'DAGS',
+    'Dags',
+    'dag_specs',
+    'foo',
+    'Docs',
+    'dag_profile',
+    '__proto__',
+    'constructor',
+    'toString',
+  ]) {
+    test(`${supplied} → unsupported_read_target`, () => {
+      const error = assertError(
+        { target: ` ${supplied} `, name: 'x' },
+        { code: 'unsupported_read_target', field: 'target', target: supplied },
+      );
+      assert.match(error.message, /^Unsupported read target/);
+    });
+  }
+
+  test('deprecated aliases resolve to the wiki targets', () => {
+    assert.deepEqual(resolveReadInput({ target: 'docs' }), {
+      mode: 'target',
+      target: 'wiki',
+      fields: { workspace: 'all' },
+      uri: 'dagu://wiki',
+    });
+    const page = resolveReadInput({ target: 'doc', workspace: 'default', path: 'a' });
+    assert.equal(page.target, 'wiki_page');
+    assert.equal(page.uri, 'dagu://wiki/default/a');
+    assert.equal(resolveReadInput({ target: ' doc_search ', search: 'x' }).target, 'wiki_search');
+    assertError({ target: 'doc' }, invalid('workspace', 'wiki_page'));
+  });
+
+  test('defaults: reference topic, workspace all', () => {
+    assert.deepEqual(resolveReadInput({ target: 'reference' }).fields, { name: 'authoring' });
+    assert.deepEqual(resolveReadInput({ target: 'reference', name: 'tools' }).fields, { name: 'tools' });
+    for (const target of ['wiki', 'dag_search', 'wiki_search'] as const) {
+      assert.equal(resolveReadInput({ target, ...BASE[target] }).fields.workspace, 'all');
+      assert.equal(resolveReadInput({ target, ...BASE[target], workspace: 'ops' }).fields.workspace, 'ops');
+    }
+  });
+});
+
+describe('field values', () => {
+  for (const target of ['dag_search', 'wiki_search'] as const) {
+    for (const limit of [1, 50]) {
+      test(`${target}: limit ${limit} is accepted`, () => {
+        assert.equal(resolveReadInput({ target, search: 'x', limit }).fields.limit, limit);
+      });
+    }
+    for (const limit of [0, 51, -1, 1e9]) {
+      test(`${target}: limit ${limit} is rejected`, () => {
+        const error = assertError({ target, search: 'x', limit }, invalid('limit', target));
+        assert.equal(
+          error.message,
+          `The limit field must be an integer from 1 through 50 for target ${target}.`,
+        );
+      });
+    }
+  }
+
+  test('wiki_page: workspace all is refused; All is a workspace name', () => {
+    assertError({ target: 'wiki_page', workspace: 'all', path: 'a' }, invalid('workspace', 'wiki_page'));
+    assert.equal(
+      resolveReadInput({ target: 'wiki_page', workspace: 'All', path: 'a' }).uri,
+      'dagu://wiki/All/a',
+    );
+  });
+
+  for (const path of [
+    '/guides',
+    'guides/',
+    'a//b',
+    '.x',
+    'con',
+    'docs/nul.md',
+    'a*b',
+    'a/b.',
+    'é',
+    'x'.repeat(253),
+  ]) {
+    test(`wiki_page: path ${JSON.stringify(path.slice(0, 20))} is refused`, () => {
+      assertError({ target: 'wiki_page', workspace: 'default', path }, invalid('path', 'wiki_page'));
+    });
+  }
+  for (const path of ['a', 'Guides/Deploy v2', '_x/y-z.1', 'x'.repeat(252)]) {
+    test(`wiki_page: path ${JSON.stringify(path.slice(0, 20))} is accepted`, () => {
+      assert.equal(resolveReadInput({ target: 'wiki_page', workspace: 'default', path }).fields.path, path);
+    });
+  }
+
+  for (const [path, ok] of [
+    ['book.xlsx', true],
+    ['/data/B.XLSM', true],
+    ['book.xls', false],
+    ['book.csv', false],
+    ['book', false],
+    ['book.xlsx.bak', false],
+  ] as const) {
+    test(`workbook: path ${path} is ${ok ? 'accepted' : 'refused'}`, () => {
+      if (ok) assert.equal(resolveReadInput({ target: 'workbook', path }).fields.path, path);
+      else assertError({ target: 'workbook', path }, invalid('path', 'workbook'));
+    });
+  }
+
+  for (const target of ['wiki', 'wiki_search'] as const) {
+    for (const prefix of ['/x', 'x/', 'a//b', '.x', 'lpt1']) {
+      test(`${target}: prefix ${prefix} is refused`, () => {
+        assertError({ target, ...BASE[target], prefix }, invalid('prefix', target));
+      });
+    }
+  }
+
+  test('wiki: prefix field with a prefix query parameter is an error on prefix', () => {
+    const error = assertError({ target: 'wiki', prefix: 'a', query: 'prefix=b' }, invalid('prefix', 'wiki'));
+    assert.match(error.message, /not both/);
+  });
+
+  test('wiki: prefix field joins the query and the uri', () => {
+    const resolved = resolveReadInput({ target: 'wiki', prefix: 'Team Notes', query: 'flat=true' });
+    assert.deepEqual(resolved.query, {
+      raw: 'flat=true&prefix=Team+Notes',
+      params: [
+        ['flat', 'true'],
+        ['prefix', 'Team Notes'],
+      ],
+    });
+    assert.equal(resolved.fields.prefix, 'Team Notes');
+    assert.equal(resolved.fields.query, 'flat=true');
+  });
+
+  test('query starting with ? is an error on query', () => {
+    const error = assertError({ target: 'dags', query: '?page=1' }, invalid('query', 'dags'));
+    assert.equal(error.message, "The query must not start with '?'.");
+  });
+});
+
+describe('check order', () => {
+  test('unsupported target before forbidden fields', () => {
+    assertError(
+      { target: 'nope', password: 'x' },
+      { code: 'unsupported_read_target', field: 'target', target: 'nope' },
+    );
+  });
+  test('forbidden before required', () => {
+    assertError({ target: 'run', query: 'x' }, invalid('query', 'run'));
+  });
+  test('forbidden fields in field-table order', () => {
+    assertError({ target: 'references', cursor: 'c', name: 'n' }, invalid('name', 'references'));
+  });
+  test('required fields in field-table order', () => {
+    assertError({ target: 'step_log' }, invalid('name', 'step_log'));
+    assertError({ target: 'step_log', name: 'n' }, invalid('dagRunId', 'step_log'));
+  });
+  test('required before values', () => {
+    assertError({ target: 'wiki_page', path: '/bad' }, invalid('workspace', 'wiki_page'));
+  });
+  test('values before query', () => {
+    assertError({ target: 'wiki', prefix: '/bad', query: '%zz' }, invalid('prefix', 'wiki'));
+  });
+  test('query before the prefix conflict', () => {
+    assertError({ target: 'wiki', prefix: 'a', query: 'prefix=b&flat=x' }, invalid('query', 'wiki'));
+  });
+});
+
+describe('messages never echo a password', () => {
+  const SECRET = 'S3cr3t-PW-xyz';
+  const inputs: Array<Record<string, unknown>> = [
+    { target: 'dags', password: SECRET },
+    { uri: 'dagu://dags', password: SECRET },
+    { target: 'workbook', path: 'x.csv', password: SECRET },
+    { target: 'workbook', password: SECRET },
+    { target: 'nope', password: SECRET },
+    { password: SECRET },
+    { target: 'workbook', path: 'b.xlsx', password: SECRET, bogus: 1 },
+    { target: 'workbook', path: 'b.xlsx', password: SECRET, query: 'x' },
+  ];
+  for (const input of inputs) {
+    test(JSON.stringify({ ...input, password: '…' }), () => {
+      const error = errorOf(() => resolveReadInput(input));
+      assert.equal(JSON.stringify(error).includes(SECRET), false);
+    });
+  }
+});
