@@ -209,7 +209,8 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
   const toleranceMs = (settings.clockToleranceSeconds ?? 30) * 1000;
   const host: FastifyInstance = Fastify({ logger: false });
   await host.register(fastifyJwt, {
-    secret,
+    // Only a public (verifying) side: the gateway never signs tokens.
+    secret: { public: secret },
     verify: {
       algorithms,
       clockTolerance: toleranceMs,
