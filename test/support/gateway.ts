@@ -1,0 +1,95 @@
+import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { buildApp, type GatewayApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+
+export interface RunningGateway extends GatewayApp {
+  baseUrl: string;
+  mcpUrl: string;
+}
+
+/** Starts the real gateway on 127.0.0.1 (free port) with the given environment; audit goes to a temp file. */
+export async function startGateway(env: Record<string, string>): Promise<RunningGateway> {
+  const auditLog = join(mkdtempSync(join(tmpdir(), 'gateway-audit-')), 'audit.log');
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', AUDIT_LOG: auditLog, ...env });
+  const gateway = await buildApp(config, { logger: false });
+  await gateway.app.listen({ host: config.host, port: 0 });
+  const { port } = gateway.app.server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return { ...gateway, baseUrl, mcpUrl: `${baseUrl}${config.mcpPath}` };
+}
+
+/** The minimal client surface the tests use, the same for both SDK generations. */
+export interface TestClient {
+  era: 'modern' | 'legacy';
+  callTool(args: unknown): Promise<ToolResult>;
+  listTools(): Promise<{ tools: Array<Record<string, unknown>> }>;
+  readResource(uri: string): Promise<{ contents: Array<{ uri: string; mimeType?: string; text?: string }> }>;
+  listResources(): Promise<{ resources: Array<{ uri: string; name: string; mimeType?: string }> }>;
+  listResourceTemplates(): Promise<{ resourceTemplates: Array<{ uriTemplate: string; name: string }> }>;
+  close(): Promise<void>;
+}
+
+export interface ToolResult {
+  isError?: boolean;
+  content: Array<Record<string, unknown>>;
+  structuredContent?: Record<string, unknown>;
+}
+
+const CLIENT_INFO = { name: 'gateway-tests', version: '1.0.0' };
+
+/** The v2 SDK client pinned to the current protocol revision (no initialize, no session). */
+export async function connectModern(
+  mcpUrl: string,
+  headers: Record<string, string> = {},
+): Promise<TestClient> {
+  const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers } }));
+  return wrap('modern', client);
+}
+
+/** The v1 SDK client: legacy initialize + session-header era. */
+export async function connectLegacy(
+  mcpUrl: string,
+  headers: Record<string, string> = {},
+): Promise<TestClient> {
+  const client = new LegacyClient(CLIENT_INFO);
+  await client.connect(new LegacyTransport(new URL(mcpUrl), { requestInit: { headers } }));
+  return wrap('legacy', client);
+}
+
+interface AnyClient {
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
+  listTools(): Promise<unknown>;
+  readResource(params: { uri: string }): Promise<unknown>;
+  listResources(): Promise<unknown>;
+  listResourceTemplates(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+function wrap(era: 'modern' | 'legacy', client: AnyClient): TestClient {
+  return {
+    era,
+    // Arguments that are not objects are sent as they are: the gateway must answer with a tool error.
+    callTool: async (args) =>
+      (await client.callTool({
+        name: 'dagu_read',
+        arguments: args as Record<string, unknown>,
+      })) as ToolResult,
+    listTools: async () => (await client.listTools()) as { tools: Array<Record<string, unknown>> },
+    readResource: async (uri) =>
+      (await client.readResource({ uri })) as Awaited<ReturnType<TestClient['readResource']>>,
+    listResources: async () =>
+      (await client.listResources()) as Awaited<ReturnType<TestClient['listResources']>>,
+    listResourceTemplates: async () =>
+      (await client.listResourceTemplates()) as Awaited<ReturnType<TestClient['listResourceTemplates']>>,
+    close: () => client.close(),
+  };
+}
+
+export const CONNECTORS = { modern: connectModern, legacy: connectLegacy } as const;
