@@ -1,0 +1,393 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { type AuditLog, createAuditLog } from '../../../src/audit/audit-log.ts';
+import { type AuthenticatorConfig, createAuthenticator } from '../../../src/auth/authenticate.ts';
+import { accessPolicyFor } from '../../../src/auth/identity.ts';
+import { authPlugin } from '../../../src/auth/plugin.ts';
+import { hostOriginHook } from '../../../src/http/security.ts';
+import { createMetrics, type GatewayMetrics } from '../../../src/metrics/metrics.ts';
+import {
+  nowSeconds,
+  type RecordedLog,
+  recordingLog,
+  sha256Hex,
+  signJwt,
+  tempDir,
+  writeTemp,
+} from './helpers.ts';
+
+const SECRET = 'dagu-token-secret-0123456789abcdef0123456789';
+const VIEWER_KEY = 'dmg_viewer_0123456789abcdefghijklmnopqrstuvwx';
+const PLAIN_KEY = 'dmg_plain_0123456789abcdefghijklmnopqrstuvwxy';
+const REST_KEY = 'dmg_rest_0123456789abcdefghijklmnopqrstuvwxyz';
+const BODY_LIMIT = 1024;
+
+const KEYS_YAML = `keys:
+  - name: ci-viewer
+    sha256: ${sha256Hex(VIEWER_KEY)}
+    surfaces: [mcp]
+    role: viewer
+    dags: ["etl-*"]
+  - name: dev-plain
+    key: ${PLAIN_KEY}
+    surfaces: [mcp, rest_api]
+    role: developer
+  - name: rest-only
+    sha256: ${sha256Hex(REST_KEY)}
+    surfaces: [rest_api]
+    role: admin
+`;
+
+const noAuth: AuthenticatorConfig['auth'] = {
+  apiKeysFile: undefined,
+  jwtSecret: undefined,
+  jwtPublicKey: undefined,
+  jwksUrl: undefined,
+  jwtIssuer: undefined,
+  jwtAudience: undefined,
+  allowAnonymous: false,
+};
+
+interface Harness {
+  app: FastifyInstance;
+  metrics: GatewayMetrics;
+  audit: AuditLog;
+  auditFile: string;
+  log: RecordedLog;
+  /** Resolves the pending handlers (for the concurrency test). */
+  release(): void;
+  auditLines(): Array<Record<string, unknown>>;
+}
+
+async function harness(
+  auth: Partial<AuthenticatorConfig['auth']>,
+  options: { host?: string; limits?: { ratePerMinute: number; maxConcurrent: number }; hold?: boolean } = {},
+): Promise<Harness> {
+  const dir = tempDir();
+  const log = recordingLog();
+  const metrics = createMetrics({ defaultMetrics: false });
+  const auditFile = join(dir, 'audit.log');
+  const audit = createAuditLog(auditFile, { metrics, log, signals: false });
+  const authenticator = await createAuthenticator(
+    { host: options.host ?? '127.0.0.1', auth: { ...noAuth, ...auth } },
+    log,
+    { keys: { watch: false, signals: false } },
+  );
+  let waiting: Array<() => void> = [];
+  const app = Fastify({ bodyLimit: BODY_LIMIT });
+  app.addHook(
+    'onRequest',
+    hostOriginHook({ allowedHosts: ['localhost', '127.0.0.1'], allowedOrigins: [], audit }),
+  );
+  await app.register(authPlugin, { authenticator, mcpPath: '/mcp', metrics, audit, limits: options.limits });
+  app.post(
+    '/mcp',
+    { onRequest: [app.mcpAuth.onRequest], preHandler: app.mcpAuth.preHandler },
+    async (request) => {
+      if (options.hold) await new Promise<void>((resolve) => waiting.push(resolve));
+      const identity = request.identity!;
+      return { identity, etl: accessPolicyFor(identity).canReadDag('etl-nightly') };
+    },
+  );
+  app.addHook('onClose', async () => {
+    await authenticator.close();
+    audit.close();
+  });
+  return {
+    app,
+    metrics,
+    audit,
+    auditFile,
+    log,
+    release() {
+      for (const resolve of waiting) resolve();
+      waiting = [];
+    },
+    auditLines: () =>
+      readFileSync(auditFile, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+}
+
+const toolCall = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'dagu_read', arguments: {} },
+};
+const call = (app: FastifyInstance, authorization?: string, body: unknown = toolCall, url = '/mcp') =>
+  app.inject({
+    method: 'POST',
+    url,
+    headers: authorization === undefined ? {} : { authorization },
+    payload: body as Record<string, unknown>,
+  });
+
+async function metricValue(metrics: GatewayMetrics, name: string, labels: Record<string, string> = {}) {
+  const metric = (await metrics.registry.getMetricsAsJSON()).find((family) => family.name === name);
+  const values = (metric?.values ?? []) as Array<{ labels: Record<string, string | number>; value: number }>;
+  return values.find((value) => Object.entries(labels).every(([key, label]) => value.labels[key] === label))
+    ?.value;
+}
+
+describe('auth plugin with API keys and an HS256 secret', () => {
+  let h: Harness;
+  before(async () => {
+    const keysFile = writeTemp(tempDir(), 'keys.yaml', KEYS_YAML);
+    h = await harness({ apiKeysFile: keysFile, jwtSecret: SECRET });
+  });
+  after(() => h.app.close());
+
+  it('answers 401 with a Bearer challenge pointing at the protected-resource metadata when no credential is sent', async () => {
+    const response = await call(h.app);
+    assert.equal(response.statusCode, 401);
+    assert.equal(
+      response.headers['www-authenticate'],
+      'Bearer realm="dagu-mcp-gateway", resource_metadata="http://localhost:80/.well-known/oauth-protected-resource/mcp"',
+    );
+    assert.match(String(response.headers['content-type']), /^application\/json/);
+    assert.deepEqual(response.json(), {
+      code: 'unauthenticated',
+      message: 'Authentication is required: send `Authorization: Bearer <API key or JWT>`.',
+    });
+    assert.equal(
+      await metricValue(h.metrics, 'mcp_gateway_auth_failures_total', { reason: 'missing_credentials' }),
+      1,
+    );
+  });
+
+  for (const header of [
+    'Bearer',
+    'Bearer a b',
+    'Basic dXNlcjpwYXNzd29yZA==',
+    `Token ${VIEWER_KEY}`,
+    'Bearer "x"',
+  ]) {
+    it(`answers 401 malformed_header for \`${header}\``, async () => {
+      const response = await call(h.app, header);
+      assert.equal(response.statusCode, 401);
+      assert.equal(response.json().code, 'unauthenticated');
+      assert.match(String(response.headers['www-authenticate']), /, error="invalid_request"$/);
+    });
+  }
+
+  it('answers 401 for an unknown key and ignores credentials in the query string', async () => {
+    const unknown = await call(h.app, 'Bearer dmg_unknown_0123456789abcdefghijklmnop');
+    assert.equal(unknown.statusCode, 401);
+    assert.equal(unknown.json().message, 'The API key was not accepted.');
+    assert.match(String(unknown.headers['www-authenticate']), /, error="invalid_token"$/);
+    const query = await call(
+      h.app,
+      undefined,
+      toolCall,
+      `/mcp?access_token=${VIEWER_KEY}&token=${VIEWER_KEY}`,
+    );
+    assert.equal(query.statusCode, 401);
+  });
+
+  it('accepts a hashed key, a plaintext key (case-insensitive scheme), and carries the allowlists', async () => {
+    const viewer = await call(h.app, `Bearer ${VIEWER_KEY}`);
+    assert.equal(viewer.statusCode, 200);
+    assert.deepEqual(viewer.json(), {
+      identity: { kind: 'api_key', id: 'ci-viewer', name: 'ci-viewer', role: 'viewer', dags: ['etl-*'] },
+      etl: true,
+    });
+    const plain = await call(h.app, `bearer  ${PLAIN_KEY}`);
+    assert.equal(plain.statusCode, 200);
+    assert.equal(plain.json().identity.role, 'developer');
+  });
+
+  it('answers 403 invalid_api_key_surface for a valid key without the mcp surface', async () => {
+    const response = await call(h.app, `Bearer ${REST_KEY}`);
+    assert.equal(response.statusCode, 403);
+    assert.deepEqual(response.json(), {
+      code: 'invalid_api_key_surface',
+      message: 'The API key is not allowed on the MCP surface.',
+    });
+    assert.equal(response.headers['www-authenticate'], undefined);
+    const denial = h.auditLines().at(-1)!;
+    assert.equal(denial.identity, 'rest-only');
+    assert.equal(denial.reason, 'surface_denied');
+    assert.equal(denial.http_status, 403);
+  });
+
+  it("accepts Dagu's own login token and refuses expired, not-yet-valid and unsigned ones", async () => {
+    const claims = {
+      sub: 'u-1',
+      uid: 'u-1',
+      username: 'alice',
+      role: 'manager',
+      iat: nowSeconds(),
+      exp: nowSeconds() + 60,
+    };
+    const ok = await call(h.app, `Bearer ${signJwt(claims, { alg: 'HS256', key: SECRET })}`);
+    assert.equal(ok.statusCode, 200);
+    assert.deepEqual(ok.json().identity, { kind: 'jwt', id: 'u-1', name: 'alice', role: 'manager' });
+
+    const cases = [
+      [{ ...claims, exp: nowSeconds() - 600 }, 'HS256', 'expired', 'The bearer token has expired.'],
+      [
+        { ...claims, nbf: nowSeconds() + 600 },
+        'HS256',
+        'not_yet_valid',
+        'The bearer token is not valid yet.',
+      ],
+      [claims, 'none', 'wrong_algorithm', 'The bearer token is not signed with an accepted algorithm.'],
+    ] as const;
+    for (const [payload, alg, reason, message] of cases) {
+      const response = await call(h.app, `Bearer ${signJwt(payload, { alg, key: SECRET })}`);
+      assert.equal(response.statusCode, 401, reason);
+      assert.deepEqual(response.json(), { code: 'unauthenticated', message });
+      assert.equal(await metricValue(h.metrics, 'mcp_gateway_auth_failures_total', { reason }), 1, reason);
+    }
+  });
+
+  it('refuses an unauthenticated oversized body with 401 before reading it (not 413)', async () => {
+    const big = {
+      ...toolCall,
+      params: { name: 'dagu_read', arguments: { pad: 'x'.repeat(BODY_LIMIT * 4) } },
+    };
+    assert.equal((await call(h.app, undefined, big)).statusCode, 401);
+    assert.equal((await call(h.app, `Bearer ${VIEWER_KEY}`, big)).statusCode, 413);
+  });
+
+  it('audits every denial as one JSON line and never writes a credential anywhere', async () => {
+    const lines = h.auditLines();
+    assert.ok(lines.length >= 10);
+    for (const line of lines) {
+      assert.equal(line.event, 'mcp.request_denied');
+      assert.equal(typeof line.request_id, 'string');
+      assert.equal(line.path, '/mcp');
+      assert.equal(typeof line.duration_ms, 'number');
+    }
+    assert.ok(lines.some((line) => line.outcome === 'unauthenticated' && line.reason === 'expired'));
+    const everything = `${readFileSync(h.auditFile, 'utf8')}\n${h.log.text()}`;
+    for (const secret of [VIEWER_KEY, PLAIN_KEY, REST_KEY, SECRET, 'access_token', 'dXNlcjpwYXNzd29yZA']) {
+      assert.ok(!everything.includes(secret), `leaked ${secret.slice(0, 12)}…`);
+    }
+    assert.match(h.log.text(), /"dev-plain" is stored in plaintext/);
+  });
+});
+
+describe('rate limits and concurrency', () => {
+  it('limits tool calls per identity with 429 + Retry-After, never initialize or lists', async () => {
+    const keysFile = writeTemp(tempDir(), 'keys.yaml', KEYS_YAML);
+    const h = await harness({ apiKeysFile: keysFile }, { limits: { ratePerMinute: 2, maxConcurrent: 4 } });
+    try {
+      const viewer = `Bearer ${VIEWER_KEY}`;
+      assert.equal((await call(h.app, viewer)).statusCode, 200);
+      const read = { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'dagu://dags/x' } };
+      assert.equal((await call(h.app, viewer, read)).statusCode, 200);
+      const limited = await call(h.app, viewer);
+      assert.equal(limited.statusCode, 429);
+      assert.ok(Number(limited.headers['retry-after']) >= 1 && Number(limited.headers['retry-after']) <= 60);
+      assert.deepEqual(limited.json(), {
+        code: 'rate_limited',
+        message: 'Rate limit exceeded: at most 2 tool calls per minute per caller.',
+      });
+      for (const method of ['initialize', 'tools/list', 'resources/templates/list', 'ping']) {
+        assert.equal((await call(h.app, viewer, { jsonrpc: '2.0', id: 3, method })).statusCode, 200, method);
+      }
+      assert.equal(
+        (await call(h.app, `Bearer ${PLAIN_KEY}`)).statusCode,
+        200,
+        'another identity has its own budget',
+      );
+      assert.equal(await metricValue(h.metrics, 'mcp_gateway_rate_limited_total', { reason: 'rate' }), 1);
+      const denial = h.auditLines().at(-1)!;
+      assert.deepEqual(
+        [denial.identity, denial.method, denial.tool, denial.outcome, denial.reason, denial.http_status],
+        ['ci-viewer', 'tools/call', 'dagu_read', 'rate_limited', 'rate', 429],
+      );
+    } finally {
+      await h.app.close();
+    }
+  });
+
+  it('caps concurrent calls per identity and releases the slot when the response ends', async () => {
+    const keysFile = writeTemp(tempDir(), 'keys.yaml', KEYS_YAML);
+    const h = await harness(
+      { apiKeysFile: keysFile },
+      { limits: { ratePerMinute: 100, maxConcurrent: 1 }, hold: true },
+    );
+    try {
+      const viewer = `Bearer ${VIEWER_KEY}`;
+      const first = call(h.app, viewer);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(await metricValue(h.metrics, 'mcp_gateway_inflight_calls'), 1);
+      const second = await call(h.app, viewer);
+      assert.equal(second.statusCode, 429);
+      assert.equal(second.headers['retry-after'], '1');
+      assert.equal(second.json().code, 'rate_limited');
+      const other = call(h.app, `Bearer ${PLAIN_KEY}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      h.release();
+      assert.equal((await first).statusCode, 200);
+      assert.equal((await other).statusCode, 200, 'the cap is per identity');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(await metricValue(h.metrics, 'mcp_gateway_inflight_calls'), 0);
+      const third = call(h.app, viewer);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      h.release();
+      assert.equal((await third).statusCode, 200);
+      assert.equal(
+        await metricValue(h.metrics, 'mcp_gateway_rate_limited_total', { reason: 'concurrency' }),
+        1,
+      );
+    } finally {
+      await h.app.close();
+    }
+  });
+});
+
+describe('anonymous access', () => {
+  it('serves anonymous callers on a loopback bind, with a loud warning', async () => {
+    const h = await harness({});
+    try {
+      const response = await call(h.app, 'Bearer anything-is-ignored');
+      assert.equal(response.statusCode, 200);
+      assert.deepEqual(response.json().identity, {
+        kind: 'anonymous',
+        id: 'anonymous',
+        name: 'anonymous',
+        role: 'viewer',
+      });
+      assert.match(h.log.text(), /^warn !!! NO AUTHENTICATION/m);
+    } finally {
+      await h.app.close();
+    }
+  });
+
+  it('refuses to start without credentials on a non-loopback bind unless AUTH_ALLOW_ANONYMOUS', async () => {
+    await assert.rejects(
+      createAuthenticator({ host: '0.0.0.0', auth: noAuth }),
+      /no authentication is configured and HOST=0\.0\.0\.0 is not a loopback address/,
+    );
+    const log = recordingLog();
+    const open = await createAuthenticator(
+      { host: '0.0.0.0', auth: { ...noAuth, allowAnonymous: true } },
+      log,
+    );
+    assert.equal(open.anonymous, true);
+    assert.match(log.text(), /NO AUTHENTICATION/);
+  });
+
+  it('ignores AUTH_ALLOW_ANONYMOUS when credentials are configured', async () => {
+    const log = recordingLog();
+    const authenticator = await createAuthenticator(
+      { host: '0.0.0.0', auth: { ...noAuth, jwtSecret: SECRET, allowAnonymous: true } },
+      log,
+    );
+    try {
+      assert.equal((await authenticator.authenticate(undefined)).ok, false);
+      assert.match(log.text(), /AUTH_ALLOW_ANONYMOUS is ignored/);
+    } finally {
+      await authenticator.close();
+    }
+  });
+});
