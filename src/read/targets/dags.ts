@@ -1,0 +1,187 @@
+import {
+  DAGS_MAX_PER_PAGE,
+  dagLabels,
+  hasAllLabels,
+  localPagination,
+  planDagList,
+} from '../../dagu/dialect.ts';
+import { scrubPaths } from '../../dagu/errors.ts';
+import { ReadError } from '../errors.ts';
+import type { TargetHandler } from '../handler.ts';
+import { dagsSpecUri } from '../input/uri.ts';
+import { runStatusLabel } from '../status.ts';
+import type { ReadTarget } from '../targets.ts';
+import { toRfc3339Millis } from '../time.ts';
+import {
+  assertDagReadable,
+  dagFileName,
+  failure,
+  fetchAny,
+  integer,
+  type Json,
+  list,
+  listAllDagFiles,
+  object,
+  optionalText,
+  type ReadScope,
+  strings,
+  text,
+  withSuggestions,
+} from './upstream.ts';
+
+/**
+ * `dags`, `dag` and `dag_spec` (dagu-rest-notes §1.3–1.5).
+ *
+ * - `dags` passes `page`, `perPage`, `name`, `sort` and `order` to `GET /dags` and returns Dagu's
+ *   pagination as is. `perPage` is capped at 200 by the contract and by Dagu alike. `labels` goes to
+ *   2.x as is; on 1.x, which filters one `tag` only, a single label is sent as `tag` and several
+ *   labels are matched by the gateway over the full listing, which it then pages itself with Dagu's
+ *   page arithmetic. The gateway also pages itself when the caller's access is restricted to some
+ *   DAGs, so that pages and totals count only readable DAGs.
+ * - Not listed: DAGs that exist only under `paths.alt_dags_dir` (Dagu's REST list does not include
+ *   them; `dag` and `dag_spec` still find them by name).
+ * - An unknown DAG name is `resource_not_found` with close readable names in `details.didYouMean`.
+ */
+
+type LatestRun = {
+  dagRunId: string;
+  status: number;
+  statusLabel: string;
+  startedAt?: string;
+  finishedAt?: string;
+};
+
+const dagSubject = (name: string) =>
+  `DAG ${JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name)}`;
+
+/** `latestDAGRun` as the contract's `latestRun`, only when the DAG has run (Dagu sends a zero run otherwise). */
+export function latestRunOf(value: unknown): LatestRun | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const run = value as Json;
+  const dagRunId = optionalText(run.dagRunId);
+  if (dagRunId === undefined) return undefined;
+  const status = integer(run.status, 'latestDAGRun.status');
+  const latest: LatestRun = { dagRunId, status, statusLabel: runStatusLabel(status, run.statusLabel) };
+  const startedAt = toRfc3339Millis(run.startedAt);
+  const finishedAt = toRfc3339Millis(run.finishedAt);
+  if (startedAt !== undefined) latest.startedAt = startedAt;
+  if (finishedAt !== undefined) latest.finishedAt = finishedAt;
+  return latest;
+}
+
+/** Fields shared by a list item and the DAG detail: description, labels, schedule, errors. */
+function dagExtras(dag: Json | undefined, errors: unknown): Json {
+  const extras: Json = {};
+  if (dag !== undefined) {
+    const description = optionalText(dag.description);
+    if (description !== undefined) extras.description = description;
+    const labels = dagLabels(dag);
+    if (labels.length > 0) extras.labels = labels;
+    const schedule = list(dag.schedule, 'dag.schedule')
+      .map((entry) => optionalText((entry as { expression?: unknown } | null)?.expression))
+      .filter((expression): expression is string => expression !== undefined);
+    if (schedule.length > 0) extras.schedule = schedule;
+  }
+  const problems = strings(errors).map(scrubPaths);
+  if (problems.length > 0) extras.errors = problems;
+  return extras;
+}
+
+/** One `DAGFile` of `GET /dags` as a contract list item. */
+export function dagListItem(entry: Json): Json {
+  const name = dagFileName(entry);
+  const dag = entry.dag === null || entry.dag === undefined ? undefined : object(entry.dag, 'dag');
+  const item: Json = { name, uri: dagsSpecUri(name), suspended: entry.suspended === true };
+  Object.assign(item, dagExtras(dag, entry.errors));
+  const latestRun = latestRunOf(entry.latestDAGRun);
+  if (latestRun !== undefined) item.latestRun = latestRun;
+  const nextRun = toRfc3339Millis(entry.nextRun);
+  if (nextRun !== undefined) item.nextRun = nextRun;
+  return item;
+}
+
+/** Dagu's pagination object, keeping only its five numbers. */
+export function paginationOf(value: unknown): Json {
+  const pagination = object(value, 'pagination');
+  const out: Json = {};
+  for (const key of ['totalRecords', 'currentPage', 'totalPages', 'nextPage', 'prevPage']) {
+    out[key] = integer(pagination[key], `pagination.${key}`);
+  }
+  return out;
+}
+
+const readDags: TargetHandler = async (request, deps, call) => {
+  const scope: ReadScope = { request, deps, call };
+  const plan = planDagList(deps.dagu.generation, request.query?.params ?? []);
+  const pagesLocally = plan.clientLabels.length > 0 || !call.access.unrestricted;
+  if (!pagesLocally) {
+    const response = await fetchAny(scope, { route: '/dags', query: plan.upstream });
+    if (response.status < 200 || response.status >= 300) throw failure(scope, response);
+    const body = object(response.body, 'the DAG list');
+    const items = list(body.dags, 'dags').map((entry) => dagListItem(object(entry, 'a DAG entry')));
+    return { data: { items, pagination: paginationOf(body.pagination) }, upstreamStatus: response.status };
+  }
+  const query = plan.upstream.filter(([key]) => key !== 'page' && key !== 'perPage');
+  const files = await listAllDagFiles(scope, query);
+  const kept = files.filter(
+    (entry) => hasAllLabels(entry.dag, plan.clientLabels) && call.access.canReadDag(dagFileName(entry)),
+  );
+  const perPage = Math.min(plan.perPage, DAGS_MAX_PER_PAGE);
+  const start = (plan.page - 1) * perPage;
+  const items = kept.slice(start, start + perPage).map(dagListItem);
+  return {
+    data: { items, pagination: localPagination(kept.length, plan.page, perPage) },
+    upstreamStatus: 200,
+  };
+};
+
+/** Reads `GET /dags/{fileName}[/spec]`; an unknown name becomes not-found with suggestions. */
+async function fetchDag(scope: ReadScope, route: string): Promise<{ body: Json; status: number }> {
+  const name = scope.request.fields.name ?? '';
+  assertDagReadable(scope, name);
+  let response: Awaited<ReturnType<typeof fetchAny>>;
+  try {
+    response = await fetchAny(scope, { route, params: { fileName: name } });
+  } catch (error) {
+    // A name Dagu would read as path structure is refused before any request: no such DAG.
+    if (error instanceof ReadError) throw await withSuggestions(scope, error, name);
+    throw error;
+  }
+  if (response.status < 200 || response.status >= 300) {
+    throw await withSuggestions(scope, failure(scope, response, dagSubject(name)), name);
+  }
+  return { body: object(response.body, `the answer of ${route}`), status: response.status };
+}
+
+const readDag: TargetHandler = async (request, deps, call) => {
+  const scope: ReadScope = { request, deps, call };
+  const name = request.fields.name ?? '';
+  const { body, status } = await fetchDag(scope, '/dags/{fileName}');
+  const dag = body.dag === null || body.dag === undefined ? undefined : object(body.dag, 'dag');
+  const data: Json = { name, specUri: dagsSpecUri(name), suspended: body.suspended === true };
+  Object.assign(data, dagExtras(dag, body.errors));
+  const latestRun = latestRunOf(body.latestDAGRun);
+  if (latestRun !== undefined) data.latestRun = latestRun;
+  return { data, upstreamStatus: status };
+};
+
+const readDagSpec: TargetHandler = async (request, deps, call) => {
+  const scope: ReadScope = { request, deps, call };
+  const name = request.fields.name ?? '';
+  const { body, status } = await fetchDag(scope, '/dags/{fileName}/spec');
+  return {
+    data: {
+      name,
+      mimeType: 'application/yaml',
+      spec: text(body.spec, 'spec'),
+      errors: strings(body.errors).map(scrubPaths),
+    },
+    upstreamStatus: status,
+  };
+};
+
+export const DAG_HANDLERS = {
+  dags: readDags,
+  dag: readDag,
+  dag_spec: readDagSpec,
+} as const satisfies Partial<Record<ReadTarget, TargetHandler>>;

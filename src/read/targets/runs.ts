@@ -1,0 +1,415 @@
+import {
+  applyRunListPlan,
+  approvalOf,
+  attemptIdOf,
+  CursorError,
+  hasAllLabels,
+  humanTaskOf,
+  isForeachStep,
+  isMissingSchedulerLog,
+  planRunList,
+  type RunListPlan,
+} from '../../dagu/dialect.ts';
+import { ReadError, readError } from '../errors.ts';
+import type { TargetHandler } from '../handler.ts';
+import { foreachItemsUri, type RunRef, runLogsUri, runUri, stepLogUri } from '../input/uri.ts';
+import { NODE_STATUS_WAITING, nodeStatusLabel, runStatusLabel } from '../status.ts';
+import type { ReadTarget } from '../targets.ts';
+import { toRfc3339Millis } from '../time.ts';
+import {
+  assertDagReadable,
+  dagExists,
+  dagFileName,
+  failure,
+  fetchAny,
+  fetchOk,
+  integer,
+  isSuccess,
+  type Json,
+  list,
+  listAllDagFiles,
+  object,
+  optionalText,
+  type ReadScope,
+  text,
+  withSuggestions,
+} from './upstream.ts';
+
+/**
+ * `runs`, `run` (root and child) and `run_logs` (dagu-rest-notes §1.11–1.13).
+ *
+ * - `runs`: `GET /dag-runs`; the 1.x/2.x differences (status, limit, cursor, labels, name, date window)
+ *   are planned in src/dagu/dialect.ts. `dagRunId=latest` returns the newest run matching the other
+ *   filters (Dagu's list endpoints give `latest` no meaning of their own).
+ * - `run`: `GET /dag-runs/{name}/{dagRunId}` or `…/sub-dag-runs/{subRunId}` (a child at any depth under
+ *   the root). `data.uri` is built from the resolved ids (so `latest` becomes the real id); steps are
+ *   Dagu's nodes in execution order (by start time; steps that have not started keep the DAG's order,
+ *   last); handler steps (onExit, …) are not listed. Child runs of a step are listed as extra
+ *   `subRuns` with their canonical child URIs.
+ * - `run_logs`: run details plus `GET …/log?tail=N` (tail always sent, default 500, as Dagu's own MCP
+ *   tool; without it Dagu returns the first lines). A missing scheduler log file is an empty log.
+ *   `hasStdout`/`hasStderr` say whether Dagu recorded a log file for the stream (no per-step probing).
+ * - Dagu's absolute file paths (`log`, node `stdout`/`stderr`) never reach `data`; occurrences of
+ *   Dagu's log folders inside step error messages are replaced by `<dagu-logs>`.
+ */
+
+/** Lines of the scheduler log returned when the caller gives no `tail`. */
+export const DEFAULT_RUN_LOG_TAIL = '500';
+
+const quoted = (value: string) => JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+
+// ---- Dagu log paths in messages ---------------------------------------------------------------
+
+const ABSOLUTE = /^(?:\/|[A-Za-z]:[\\/])/;
+
+/** The folders holding this run's logs: `<logs>/<dag>/<dag-run_…>/<file>` and `…/<run_…>/<step file>`. */
+export function logRootsOf(details: Json): string[] {
+  const roots = new Set<string>();
+  const add = (path: unknown, levels: number) => {
+    if (typeof path !== 'string' || !ABSOLUTE.test(path)) return;
+    const parts = path.split(/[\\/]/);
+    const kept = parts.slice(0, Math.max(parts.length - levels, 0));
+    // Never a bare drive or `/`: at least two named folders.
+    if (kept.filter((part) => part !== '' && !/^[A-Za-z]:$/.test(part)).length >= 2) {
+      roots.add(path.slice(0, kept.join('/').length));
+    }
+  };
+  add(details.log, 3);
+  for (const node of list(details.nodes, 'nodes')) {
+    if (node === null || typeof node !== 'object') continue;
+    add((node as Json).stdout, 4);
+    add((node as Json).stderr, 4);
+  }
+  return [...roots].sort((a, b) => b.length - a.length);
+}
+
+export function redactLogPaths(message: string, roots: readonly string[]): string {
+  let out = message;
+  for (const root of roots) {
+    let at = out.indexOf(root);
+    while (at >= 0) {
+      let end = at + root.length;
+      while (end < out.length && !/[\s"'`]/.test(out[end] ?? ' ')) end++;
+      out = `${out.slice(0, at)}<dagu-logs>${out.slice(end)}`;
+      at = out.indexOf(root, at + '<dagu-logs>'.length);
+    }
+  }
+  return out;
+}
+
+// ---- pure builders --------------------------------------------------------------------------
+
+function putTime(target: Json, key: string, value: unknown): void {
+  const time = toRfc3339Millis(value);
+  if (time !== undefined) target[key] = time;
+}
+
+/** One `DAGRunSummary` as a contract run-list item. */
+export function runListItem(summary: Json): Json & { name: string; status: number } {
+  const name = text(summary.name, 'dagRuns[].name');
+  const dagRunId = text(summary.dagRunId, 'dagRuns[].dagRunId');
+  const status = integer(summary.status, 'dagRuns[].status');
+  const item: Json & { name: string; status: number } = {
+    name,
+    dagRunId,
+    uri: runUri(name, dagRunId),
+    status,
+    statusLabel: runStatusLabel(status, summary.statusLabel),
+  };
+  putTime(item, 'startedAt', summary.startedAt);
+  putTime(item, 'finishedAt', summary.finishedAt);
+  putTime(item, 'queuedAt', summary.queuedAt);
+  return item;
+}
+
+/** Nodes in execution order: by start time; nodes not started keep Dagu's order, after the others. */
+export function nodesInExecutionOrder(details: Json): Json[] {
+  const nodes = list(details.nodes, 'nodes').map((node) => object(node, 'a node'));
+  const keyed = nodes.map((node, index) => ({ node, index, started: toRfc3339Millis(node.startedAt) }));
+  keyed.sort((a, b) => {
+    if (a.started === undefined || b.started === undefined) {
+      if (a.started !== b.started) return a.started === undefined ? 1 : -1;
+      return a.index - b.index;
+    }
+    return a.started < b.started ? -1 : a.started > b.started ? 1 : a.index - b.index;
+  });
+  return keyed.map((entry) => entry.node);
+}
+
+/** Where a run lives in `dagu://runs`: the root's name and id, plus the child id for a sub run. */
+export interface RunAddress extends RunRef {
+  name: string;
+  dagRunId: string;
+}
+
+/** The address of a run from its details and the ids the caller asked for. */
+export function runAddressOf(
+  details: Json,
+  requested: { name: string; dagRunId: string; subRunId?: string },
+) {
+  const name = text(details.name, 'dagRunDetails.name');
+  const dagRunId = text(details.dagRunId, 'dagRunDetails.dagRunId');
+  if (requested.subRunId === undefined) return { name, dagRunId, address: { name, dagRunId } as RunAddress };
+  const address: RunAddress = {
+    name: optionalText(details.rootDAGRunName) ?? requested.name,
+    dagRunId: optionalText(details.rootDAGRunId) ?? requested.dagRunId,
+    subRunId: dagRunId,
+  };
+  return { name, dagRunId, address };
+}
+
+function stepOf(node: Json, address: RunAddress, roots: readonly string[]): Json {
+  const step = object(node.step, 'node.step');
+  const name = text(step.name, 'node.step.name');
+  const status = integer(node.status, 'node.status');
+  const entry: Json = {
+    name,
+    status,
+    statusLabel: nodeStatusLabel(status, node.statusLabel),
+    logUri: stepLogUri(address, name),
+  };
+  putTime(entry, 'startedAt', node.startedAt);
+  putTime(entry, 'finishedAt', node.finishedAt);
+  const error = optionalText(node.error);
+  if (error !== undefined) entry.error = redactLogPaths(error, roots);
+  if (isForeachStep(step)) entry.foreachUri = foreachItemsUri(address, name);
+  if (status === NODE_STATUS_WAITING) {
+    const humanTask = humanTaskOf(step);
+    if (humanTask !== undefined) entry.humanTask = humanTask;
+    const approval = approvalOf(step);
+    if (approval !== undefined) entry.approval = approval;
+  }
+  const children = [
+    ...list(node.subRuns, 'node.subRuns'),
+    ...list(node.subRunsRepeated, 'node.subRunsRepeated'),
+  ];
+  if (children.length > 0) {
+    entry.subRuns = children.map((child) => {
+      const childRun = object(child, 'a sub run');
+      const id = text(childRun.dagRunId, 'subRuns[].dagRunId');
+      const sub: Json = { dagRunId: id, uri: runUri(address.name, address.dagRunId, id) };
+      const dagName = optionalText(childRun.dagName);
+      if (dagName !== undefined) sub.dagName = dagName;
+      return sub;
+    });
+  }
+  return entry;
+}
+
+/** `dagRunDetails` as the contract's run-detail model (root or child). */
+export function buildRunDetail(
+  details: Json,
+  requested: { name: string; dagRunId: string; subRunId?: string },
+): Json {
+  const { name, dagRunId, address } = runAddressOf(details, requested);
+  const status = integer(details.status, 'dagRunDetails.status');
+  const data: Json = {
+    name,
+    dagRunId,
+    uri: runUri(address.name, address.dagRunId, address.subRunId),
+  };
+  if (address.subRunId === undefined) data.logsUri = runLogsUri(name, dagRunId);
+  else
+    data.root = {
+      name: address.name,
+      dagRunId: address.dagRunId,
+      uri: runUri(address.name, address.dagRunId),
+    };
+  const attemptId = attemptIdOf(details);
+  if (attemptId !== undefined) data.attemptId = attemptId;
+  data.status = status;
+  data.statusLabel = runStatusLabel(status, details.statusLabel);
+  putTime(data, 'queuedAt', details.queuedAt);
+  putTime(data, 'startedAt', details.startedAt);
+  putTime(data, 'finishedAt', details.finishedAt);
+  const roots = logRootsOf(details);
+  const runError = optionalText(details.error);
+  if (runError !== undefined) data.error = redactLogPaths(runError, roots);
+  data.steps = nodesInExecutionOrder(details).map((node) => stepOf(node, address, roots));
+  if (details.humanTaskResumePending === true) data.humanTaskResumePending = true;
+  return data;
+}
+
+export interface LogPart {
+  content: string;
+  lineCount: number;
+  totalLines: number;
+  hasMore: boolean;
+}
+
+const count = (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+
+/** Dagu's `Log` body; an empty file answers `{content: ""}` without counters. */
+export function logPartOf(body: unknown): LogPart {
+  const log = object(body, 'the log');
+  const content = text(log.content, 'log.content');
+  const lineCount = count(log.lineCount);
+  return {
+    content,
+    lineCount,
+    totalLines: Math.max(count(log.totalLines), lineCount),
+    hasMore: log.hasMore === true,
+  };
+}
+
+export const EMPTY_LOG: Readonly<LogPart> = Object.freeze({
+  content: '',
+  lineCount: 0,
+  totalLines: 0,
+  hasMore: false,
+});
+
+/** Run details plus the scheduler log as the contract's run-log model. */
+export function buildRunLogs(details: Json, schedulerLog: LogPart): Json {
+  const name = text(details.name, 'dagRunDetails.name');
+  const dagRunId = text(details.dagRunId, 'dagRunDetails.dagRunId');
+  const status = integer(details.status, 'dagRunDetails.status');
+  const address: RunAddress = { name, dagRunId };
+  const data: Json = {
+    name,
+    dagRunId,
+    runUri: runUri(name, dagRunId),
+    status,
+    statusLabel: runStatusLabel(status, details.statusLabel),
+  };
+  putTime(data, 'startedAt', details.startedAt);
+  putTime(data, 'finishedAt', details.finishedAt);
+  data.schedulerLog = { ...schedulerLog };
+  data.stepLogs = nodesInExecutionOrder(details).map((node) => {
+    const step = object(node.step, 'node.step');
+    const stepName = text(step.name, 'node.step.name');
+    const stepStatus = integer(node.status, 'node.status');
+    const entry: Json = {
+      stepName,
+      status: stepStatus,
+      statusLabel: nodeStatusLabel(stepStatus, node.statusLabel),
+    };
+    putTime(entry, 'startedAt', node.startedAt);
+    putTime(entry, 'finishedAt', node.finishedAt);
+    entry.hasStdout = optionalText(node.stdout) !== undefined;
+    entry.hasStderr = optionalText(node.stderr) !== undefined;
+    entry.logUri = stepLogUri(address, stepName);
+    return entry;
+  });
+  return data;
+}
+
+// ---- handlers -------------------------------------------------------------------------------
+
+function runSubject(fields: { name?: string; dagRunId?: string; subRunId?: string }): string {
+  const root = `DAG-run ${quoted(fields.dagRunId ?? '')} of DAG ${quoted(fields.name ?? '')}`;
+  return fields.subRunId === undefined ? root : `Sub DAG-run ${quoted(fields.subRunId)} of ${root}`;
+}
+
+/** A not-found run: when the DAG itself does not exist, say so and suggest close names. */
+async function runNotFound(scope: ReadScope, error: ReadError): Promise<ReadError> {
+  const name = scope.request.fields.name ?? '';
+  if (error.code !== 'resource_not_found' || (await dagExists(scope, name))) return error;
+  const missingDag = new ReadError(
+    { ...error.toObject(), message: `DAG ${quoted(name)} does not exist.` },
+    { upstreamStatus: error.upstreamStatus, cause: error.cause },
+  );
+  return withSuggestions(scope, missingDag, name);
+}
+
+/** `dagRunDetails` of the addressed root or child run. */
+async function fetchRunDetails(scope: ReadScope): Promise<{ details: Json; status: number }> {
+  const { name = '', dagRunId = '', subRunId } = scope.request.fields;
+  assertDagReadable(scope, name);
+  const route =
+    subRunId === undefined
+      ? '/dag-runs/{name}/{dagRunId}'
+      : '/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subRunId}';
+  const params: Record<string, string> = { name, dagRunId };
+  if (subRunId !== undefined) params.subRunId = subRunId;
+  let response: Awaited<ReturnType<typeof fetchAny>>;
+  try {
+    response = await fetchAny(scope, { route, params });
+  } catch (error) {
+    if (error instanceof ReadError) throw await runNotFound(scope, error);
+    throw error;
+  }
+  if (!isSuccess(response))
+    throw await runNotFound(scope, failure(scope, response, runSubject(scope.request.fields)));
+  const body = object(response.body, 'the run details');
+  const details = object(body.dagRunDetails, 'dagRunDetails');
+  // A child run belongs to its own DAG, which the caller must be allowed to read as well.
+  if (subRunId !== undefined) assertDagReadable(scope, text(details.name, 'dagRunDetails.name'));
+  return { details, status: response.status };
+}
+
+function cursorProblem(scope: ReadScope, error: CursorError): ReadError {
+  return scope.request.mode === 'uri'
+    ? readError.invalidUri(error.message, { field: 'uri' })
+    : readError.invalidInput(error.message, { field: 'query' });
+}
+
+/** 1.x: the DAG names carrying every label (Dagu filters one tag; the others are matched here). */
+async function dagsWithLabels(scope: ReadScope, labels: readonly string[]): Promise<Set<string>> {
+  const [firstLabel, ...others] = labels;
+  const files = await listAllDagFiles(scope, firstLabel === undefined ? [] : [['tag', firstLabel]]);
+  return new Set(files.filter((entry) => hasAllLabels(entry.dag, others)).map(dagFileName));
+}
+
+const readRuns: TargetHandler = async (request, deps, call) => {
+  const scope: ReadScope = { request, deps, call };
+  let plan: RunListPlan;
+  try {
+    plan = planRunList(deps.dagu.generation, request.query?.params ?? []);
+  } catch (error) {
+    if (error instanceof CursorError) throw cursorProblem(scope, error);
+    throw error;
+  }
+  const labelled =
+    plan.local.labels === undefined ? undefined : await dagsWithLabels(scope, plan.local.labels);
+  const { body, status } = await fetchOk(scope, { route: '/dag-runs', query: plan.upstream });
+  const readable = list(body.dagRuns, 'dagRuns')
+    .map((summary) => runListItem(object(summary, 'a DAG-run summary')))
+    .filter((item) => call.access.canReadDag(item.name));
+  const result = applyRunListPlan(plan, readable, labelled);
+  const data: Json = { items: result.runs };
+  const nextCursor =
+    deps.dagu.generation === 2
+      ? plan.local.latestOnly
+        ? undefined
+        : optionalText(body.nextCursor)
+      : result.nextCursor;
+  if (nextCursor !== undefined) data.nextCursor = nextCursor;
+  return { data, upstreamStatus: status };
+};
+
+const readRun: TargetHandler = async (request, deps, call) => {
+  const scope: ReadScope = { request, deps, call };
+  const { details, status } = await fetchRunDetails(scope);
+  const { name = '', dagRunId = '', subRunId } = request.fields;
+  const requested = subRunId === undefined ? { name, dagRunId } : { name, dagRunId, subRunId };
+  return { data: buildRunDetail(details, requested), upstreamStatus: status };
+};
+
+const readRunLogs: TargetHandler = async (request, deps, call) => {
+  const scope: ReadScope = { request, deps, call };
+  const { details } = await fetchRunDetails(scope);
+  const tail = request.query?.params.find(([key]) => key === 'tail')?.[1] ?? DEFAULT_RUN_LOG_TAIL;
+  // The resolved id keeps both reads on the same run even when `latest` moves in between.
+  const params = {
+    name: text(details.name, 'dagRunDetails.name'),
+    dagRunId: text(details.dagRunId, 'dagRunId'),
+  };
+  const response = await fetchAny(scope, {
+    route: '/dag-runs/{name}/{dagRunId}/log',
+    params,
+    query: [['tail', tail]],
+  });
+  let log: LogPart;
+  if (isSuccess(response)) log = logPartOf(response.body);
+  else if (isMissingSchedulerLog(deps.dagu.generation, response)) log = { ...EMPTY_LOG };
+  else throw failure(scope, response, runSubject(request.fields));
+  return { data: buildRunLogs(details, log), upstreamStatus: response.status };
+};
+
+export const RUN_HANDLERS = {
+  runs: readRuns,
+  run: readRun,
+  run_logs: readRunLogs,
+} as const satisfies Partial<Record<ReadTarget, TargetHandler>>;

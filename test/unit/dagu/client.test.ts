@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createDaguClient, expandRoute, generationOf, isPathStructure } from '../../../src/dagu/client.ts';
+import { upstreamError } from '../../../src/dagu/errors.ts';
+import type { DaguClient } from '../../../src/dagu/types.ts';
+import { ReadError } from '../../../src/read/errors.ts';
+import { FAULTS, type FaultServer, startFaultServer } from '../../support/fake-dagu-faults.ts';
+import { type RecordingServer, startRecordingServer } from '../../support/recording-server.ts';
+
+const config = (url: string, extra: { token?: string; timeoutMs?: number; apiBase?: string } = {}) => ({
+  url,
+  apiBase: extra.apiBase ?? '/api/v1',
+  token: extra.token,
+  timeoutMs: extra.timeoutMs ?? 2000,
+});
+
+async function rejection(promise: Promise<unknown>): Promise<ReadError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ReadError, `expected a ReadError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected a rejection');
+}
+
+describe('Dagu client: escaping and the path-structure rule (request-recording server)', () => {
+  let server: RecordingServer;
+  let client: DaguClient;
+  before(async () => {
+    server = await startRecordingServer();
+    client = createDaguClient(config(server.url, { token: 'gateway-secret' }));
+  });
+  after(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  it('escapes every path value as one segment with encodeURIComponent', async () => {
+    const cases: Array<[string, string]> = [
+      ['a b', 'a%20b'],
+      ['q?x=1', 'q%3Fx%3D1'],
+      ['hash#frag', 'hash%23frag'],
+      ['pct%2F', 'pct%252F'],
+      ['plus+amp&', 'plus%2Bamp%26'],
+      ['déjà vu ✓', 'd%C3%A9j%C3%A0%20vu%20%E2%9C%93'],
+      ['..x', '..x'],
+      ['dotted.name', 'dotted.name'],
+    ];
+    for (const [value, escaped] of cases) {
+      const before = server.requests.length;
+      await client.get({ route: '/dags/{fileName}/spec', params: { fileName: value } });
+      assert.equal(server.requests.length, before + 1);
+      assert.equal(server.requests.at(-1)?.rawUrl, `/api/v1/dags/${escaped}/spec`);
+    }
+  });
+
+  it('encodes query keys and values and keeps their order', async () => {
+    await client.get({
+      route: '/dag-runs',
+      query: [
+        ['status', '2'],
+        ['status', '4'],
+        ['name', 'a b&c=d'],
+      ],
+    });
+    assert.equal(server.requests.at(-1)?.rawUrl, '/api/v1/dag-runs?status=2&status=4&name=a%20b%26c%3Dd');
+  });
+
+  it('sends Accept: application/json and the gateway token as a bearer credential', async () => {
+    await client.get({ route: '/health' });
+    const headers = server.requests.at(-1)?.headers ?? {};
+    assert.equal(headers.accept, 'application/json');
+    assert.equal(headers.authorization, 'Bearer gateway-secret');
+  });
+
+  it('sends no Authorization header when no token is configured', async () => {
+    const anonymous = createDaguClient(config(server.url));
+    try {
+      await anonymous.get({ route: '/health' });
+      assert.equal(server.requests.at(-1)?.headers.authorization, undefined);
+    } finally {
+      await anonymous.close();
+    }
+  });
+
+  it('refuses values Dagu would read as path structure without making a request', async () => {
+    const refused = ['', '.', '..', '../etc', 'a/b', 'a\\b', '/abs', 'x/..', '\uD800', 'ok\uDC00'];
+    for (const value of refused) {
+      assert.equal(isPathStructure(value), true, JSON.stringify(value));
+      const before = server.requests.length;
+      const error = await rejection(
+        client.get({ route: '/dag-runs/{name}/{dagRunId}', params: { name: 'ok', dagRunId: value } }),
+      );
+      assert.equal(error.code, 'resource_not_found');
+      assert.match(error.message, /^The DAG-run .* does not exist\.$/);
+      assert.equal(server.requests.length, before, `no request for ${JSON.stringify(value)}`);
+    }
+  });
+
+  it('accepts values that merely look odd (no path structure)', () => {
+    for (const value of ['...', '.hidden', 'a..b', '%2F', 'a%5Cb', '😀', 'x'.repeat(10_000)]) {
+      assert.equal(isPathStructure(value), false, JSON.stringify(value).slice(0, 40));
+    }
+    assert.equal(expandRoute('/dags/{fileName}', { fileName: '%2F' }), '/dags/%252F');
+  });
+
+  it('cuts long values short in the not-found message', async () => {
+    const error = await rejection(
+      client.get({ route: '/dags/{fileName}', params: { fileName: `${'x'.repeat(5000)}/` } }),
+    );
+    assert.ok(error.message.length < 120, error.message);
+  });
+
+  it('keeps a base path of DAGU_URL in front of the API base', async () => {
+    const based = createDaguClient(config(`${server.url}/dagu/`, { apiBase: '/api/v2' }));
+    try {
+      await based.get({ route: '/dags/{fileName}', params: { fileName: 'x' } });
+      assert.equal(server.requests.at(-1)?.rawUrl, '/dagu/api/v2/dags/x');
+      assert.equal(based.generation, 1);
+    } finally {
+      await based.close();
+    }
+  });
+
+  it('reuses keep-alive connections for sequential calls', async () => {
+    const fresh = await startRecordingServer();
+    const pooled = createDaguClient(config(fresh.url));
+    try {
+      for (let i = 0; i < 10; i++) await pooled.get({ route: '/health' });
+      assert.equal(fresh.requests.length, 10);
+      // undici's pool may alternate between two idle connections; it never opens one per call.
+      assert.ok(fresh.connections() <= 2, `${fresh.connections()} connections for 10 calls`);
+    } finally {
+      await pooled.close();
+      await fresh.close();
+    }
+  });
+
+  it('reports each upstream call to the hook with its route template, status and duration', async () => {
+    const seen: Array<[string, number | 'error', number]> = [];
+    const hooked = createDaguClient(config(server.url), {
+      onUpstream: (route, status, seconds) => seen.push([route, status, seconds]),
+    });
+    try {
+      await hooked.get({ route: '/dags/{fileName}', params: { fileName: 'secret-name' } });
+      assert.equal(seen.length, 1);
+      assert.equal(seen[0]?.[0], '/dags/{fileName}');
+      assert.equal(seen[0]?.[1], 200);
+      assert.ok((seen[0]?.[2] ?? -1) >= 0);
+    } finally {
+      await hooked.close();
+    }
+  });
+
+  it('derives the generation from the API base', () => {
+    assert.equal(generationOf('/api/v1'), 2);
+    assert.equal(generationOf('/api/v2'), 1);
+    assert.equal(generationOf('/dagu/api/v2'), 1);
+  });
+});
+
+describe('Dagu client: faults a real Dagu cannot produce on demand (fake upstream)', () => {
+  let faults: FaultServer;
+  let client: DaguClient;
+  before(async () => {
+    faults = await startFaultServer();
+    client = createDaguClient(config(faults.url, { timeoutMs: 300 }));
+  });
+  after(async () => {
+    await client.close();
+    await faults.close();
+  });
+
+  it('a hang becomes resource_unavailable "Dagu did not answer in time"', async () => {
+    const started = Date.now();
+    const error = await rejection(client.get({ route: `/${FAULTS.hang}` }));
+    assert.equal(error.code, 'resource_unavailable');
+    assert.equal(error.message, 'Dagu did not answer in time.');
+    assert.ok(Date.now() - started < 2000);
+  });
+
+  it("the caller's AbortSignal ends the call too", async () => {
+    const slow = createDaguClient(config(faults.url, { timeoutMs: 10_000 }));
+    try {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 50);
+      const error = await rejection(slow.get({ route: `/${FAULTS.hang}`, signal: controller.signal }));
+      assert.equal(error.code, 'resource_unavailable');
+      assert.equal(error.message, 'The read was cancelled before Dagu answered.');
+      const deadline = AbortSignal.timeout(50);
+      const timedOut = await rejection(slow.get({ route: `/${FAULTS.hang}`, signal: deadline }));
+      assert.equal(timedOut.message, 'Dagu did not answer in time.');
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('a connection reset becomes resource_unavailable "Dagu is unreachable"', async () => {
+    const error = await rejection(client.get({ route: `/${FAULTS.reset}` }));
+    assert.equal(error.code, 'resource_unavailable');
+    assert.equal(error.message, 'Dagu is unreachable.');
+  });
+
+  it('a closed port becomes resource_unavailable "Dagu is unreachable"', async () => {
+    const closed = await startFaultServer();
+    const url = closed.url;
+    await closed.close();
+    const nowhere = createDaguClient(config(url));
+    try {
+      const error = await rejection(nowhere.get({ route: '/health' }));
+      assert.equal(error.code, 'resource_unavailable');
+      assert.equal(error.message, 'Dagu is unreachable.');
+      assert.equal(await nowhere.ping(), false);
+    } finally {
+      await nowhere.close();
+    }
+  });
+
+  it('malformed JSON and a body cut short become internal_error "malformed response"', async () => {
+    for (const fault of [FAULTS.malformed, FAULTS.truncated]) {
+      const error = await rejection(client.get({ route: `/${fault}` }));
+      assert.equal(error.code, 'internal_error', fault);
+      assert.match(error.message, /^Dagu returned a malformed response/);
+    }
+  });
+
+  it('an empty 500 resolves with no body and maps to resource_unavailable', async () => {
+    const response = await client.get({ route: `/${FAULTS.emptyServerError}` });
+    assert.deepEqual(response, { status: 500, body: undefined });
+    const error = upstreamError(response, { mode: 'target', target: 'dag' });
+    assert.equal(error.code, 'resource_unavailable');
+    assert.equal(error.message, 'Dagu could not serve the read (HTTP 500).');
+    assert.equal(error.upstreamStatus, 500);
+  });
+
+  it('a 5xx message never carries absolute paths or stack traces', async () => {
+    const response = await client.get({ route: `/${FAULTS.unavailable}` });
+    assert.equal(response.status, 503);
+    const error = upstreamError(response, { mode: 'target' });
+    assert.equal(error.code, 'resource_unavailable');
+    assert.doesNotMatch(error.message, /\/var\/lib|goroutine|main\.go/);
+    assert.match(error.message, /error reading <path>/);
+  });
+
+  it('ping is true for a healthy answer and false for faults', async () => {
+    assert.equal(await client.ping(), true);
+    const hanging = createDaguClient({
+      ...config(faults.url, { timeoutMs: 100 }),
+      apiBase: `/${FAULTS.hang}`,
+    });
+    try {
+      assert.equal(await hanging.ping(), false);
+    } finally {
+      await hanging.close();
+    }
+  });
+});
