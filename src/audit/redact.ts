@@ -36,14 +36,15 @@ export function auditText(value: unknown, max = MAX_AUDIT_TEXT): string | undefi
   return trimmed.length <= max ? trimmed : Array.from(trimmed).slice(0, max).join('');
 }
 
-/** Parameter names of a URL query (no leading `?`), sorted and distinct; values are dropped. */
+/** Parameter names of a URL query (no leading `?`), sorted and distinct; values are dropped, never recorded. */
 export function queryKeysOf(query: string): string[] {
   try {
     const keys = new Set<string>();
     for (const part of query.split('&')) {
       if (part === '') continue;
-      const key = decodeURIComponent(part.split('=')[0]!.replace(/\+/g, ' '));
-      keys.add(auditText(key, 64) ?? '');
+      const [name = '', ...value] = part.replace(/\+/g, ' ').split('=');
+      decodeURIComponent(value.join('=')); // a malformed value makes the whole query unparsable, as in Go
+      keys.add(auditText(decodeURIComponent(name), 64) ?? '');
     }
     return [...keys].sort();
   } catch {
