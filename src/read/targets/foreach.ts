@@ -1,0 +1,213 @@
+import { readError } from '../errors.ts';
+import type { TargetHandler } from '../handler.ts';
+import { queryEscape } from '../input/percent.ts';
+import { foreachItemsUri, foreachItemUri, foreachStepLogUri, type RunRef } from '../input/uri.ts';
+import { nodeStatusLabel } from '../status.ts';
+import type { ReadTarget } from '../targets.ts';
+import { toRfc3339Millis } from '../time.ts';
+import type { CallContext, ResolvedRead } from '../types.ts';
+import {
+  assertCanReadDag,
+  errorUri,
+  FOREACH_NEEDS_DAGU_2,
+  requireFields,
+  runRoute,
+  upstreamFailure,
+} from './step-log.ts';
+
+/**
+ * `foreach_items` and `foreach_item` over Dagu 2.x's foreach REST routes (dagu-rest-notes Part B §2):
+ * `GET /dag-runs/{name}/{dagRunId}[/sub-dag-runs/{subRunId}]/steps/{stepName}/foreach[/{item}]`.
+ * Dagu reads the item records the executor keeps beside the body logs, counts every item before the
+ * `status` filter, sorts failed and aborted items first, then running (and retrying) ones, then the
+ * rest by index, and pages with `page`/`perPage` (clamped at 500, the contract's maximum too).
+ * Dagu 1.x has no foreach steps and no such routes (its router answers a plain-text 404), so on
+ * generation 1 both targets are `resource_unavailable` without a Dagu call.
+ */
+
+export const FOREACH_STATUS_BUCKETS = ['notStarted', 'running', 'succeeded', 'failed', 'aborted'] as const;
+export type ForeachCounts = Record<(typeof FOREACH_STATUS_BUCKETS)[number], number>;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function malformed(what: string): Error {
+  return readError.internal(
+    `Dagu answered a foreach read with a body that does not have the expected shape (${what}).`,
+  );
+}
+
+function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function integer(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+}
+
+function statusOf(raw: Record<string, unknown>, what: string): { status: number; statusLabel: string } {
+  const status = integer(raw.status);
+  if (status === undefined) throw malformed(`${what} without a numeric status`);
+  return { status, statusLabel: nodeStatusLabel(status, raw.statusLabel) };
+}
+
+/** Copies `error`, `startedAt` and `finishedAt` when recorded (Dagu sends `""` for "not recorded"). */
+function addRecorded(target: Record<string, unknown>, raw: Record<string, unknown>): void {
+  const error = nonEmptyString(raw.error);
+  if (error !== undefined) target.error = error;
+  const startedAt = toRfc3339Millis(raw.startedAt);
+  if (startedAt !== undefined) target.startedAt = startedAt;
+  const finishedAt = toRfc3339Millis(raw.finishedAt);
+  if (finishedAt !== undefined) target.finishedAt = finishedAt;
+}
+
+/** Sort rank of an item status, as Dagu sorts: failed/aborted, then running/retrying, then the rest. */
+export function foreachItemRank(status: number): number {
+  if (status === 2 || status === 3) return 0;
+  if (status === 1 || status === 9) return 1;
+  return 2;
+}
+
+/** Failed first, then running, then the rest; index order inside each group (pure). */
+export function sortForeachItems<T extends { status: number; index: number }>(items: readonly T[]): T[] {
+  return [...items].sort(
+    (a, b) => foreachItemRank(a.status) - foreachItemRank(b.status) || a.index - b.index,
+  );
+}
+
+type MappedItem = Record<string, unknown> & { item: string; index: number; status: number };
+
+/** The fields an item summary and an item share (2.x `ForeachItemSummary` / `ForeachItem` shape). */
+function mapItemFields(raw: unknown): MappedItem {
+  if (!isRecord(raw)) throw malformed('an item that is not an object');
+  const item = typeof raw.item === 'string' && raw.item !== '' ? raw.item : undefined;
+  const index = integer(raw.index);
+  if (item === undefined || index === undefined) throw malformed('an item without item path or index');
+  const entry: MappedItem = {
+    item,
+    index,
+    key: typeof raw.key === 'string' ? raw.key : String(index),
+    ...statusOf(raw, 'an item'),
+  };
+  addRecorded(entry, raw);
+  return entry;
+}
+
+/** `ForeachItemList` (2.x body shape) → the contract's foreach-items model. */
+export function mapForeachItemList(body: unknown, run: RunRef, stepName: string): Record<string, unknown> {
+  if (!isRecord(body)) throw malformed('not an object');
+  const items = body.items ?? [];
+  if (!Array.isArray(items)) throw malformed('items is not an array');
+  const rawCounts = isRecord(body.counts) ? body.counts : {};
+  const counts = {} as ForeachCounts;
+  for (const bucket of FOREACH_STATUS_BUCKETS) counts[bucket] = integer(rawCounts[bucket]) ?? 0;
+  const mapped = items.map((raw) => {
+    const entry = mapItemFields(raw);
+    entry.uri = foreachItemUri(run, stepName, entry.item);
+    return entry;
+  });
+  return {
+    total: integer(body.total) ?? 0,
+    counts,
+    // Dagu already sorts; sorting again is a no-op on its pages and keeps the contract's order firm.
+    items: sortForeachItems(mapped),
+  };
+}
+
+/** One `ForeachBodyStep` (2.x body shape) → the contract's body step, with its log and nested-items URIs. */
+export function mapForeachBodyStep(
+  raw: unknown,
+  run: RunRef,
+  stepName: string,
+  item: string,
+): Record<string, unknown> {
+  if (!isRecord(raw) || typeof raw.name !== 'string') throw malformed('a body step without a name');
+  const step: Record<string, unknown> = {
+    name: raw.name,
+    ...statusOf(raw, 'a body step'),
+    hasStdout: raw.hasStdout === true,
+    hasStderr: raw.hasStderr === true,
+  };
+  const id = nonEmptyString(raw.id);
+  if (id !== undefined) step.id = id;
+  addRecorded(step, raw);
+  const retryCount = integer(raw.retryCount);
+  if (retryCount !== undefined && retryCount > 0) step.retryCount = retryCount;
+  const foreachParent = nonEmptyString(raw.foreachParent);
+  if (foreachParent !== undefined) {
+    step.foreachParent = foreachParent;
+    step.foreachUri = foreachItemsUri(run, stepName, `parent=${queryEscape(foreachParent)}`);
+  }
+  // Newer Dagu versions add these (already secret-masked); passed through in the HTTP API's shape.
+  if (raw.agentSession !== undefined && raw.agentSession !== null) step.agentSession = raw.agentSession;
+  if (raw.modelUsage !== undefined && raw.modelUsage !== null) step.modelUsage = raw.modelUsage;
+  step.logUri = foreachStepLogUri(run, stepName, item, raw.name);
+  return step;
+}
+
+/** `ForeachItem` (2.x body shape) → the contract's foreach-item model. */
+export function mapForeachItem(body: unknown, run: RunRef, stepName: string): Record<string, unknown> {
+  const data = mapItemFields(body);
+  const steps = (body as Record<string, unknown>).steps ?? [];
+  if (!Array.isArray(steps)) throw malformed('steps is not an array');
+  data.steps = steps.map((raw) => mapForeachBodyStep(raw, run, stepName, data.item));
+  return data;
+}
+
+const FOREACH_LIST_PARAMS = new Set(['parent', 'status', 'page', 'perPage']);
+
+function runRef(request: ResolvedRead): RunRef {
+  const { name = '', dagRunId = '', subRunId } = request.fields;
+  return subRunId === undefined ? { name, dagRunId } : { name, dagRunId, subRunId };
+}
+
+function prepare(request: ResolvedRead, generation: 1 | 2, call: CallContext): void {
+  requireFields(
+    request,
+    request.target === 'foreach_item'
+      ? ['name', 'dagRunId', 'stepName', 'item']
+      : ['name', 'dagRunId', 'stepName'],
+  );
+  assertCanReadDag(request, call);
+  if (generation === 1)
+    throw readError.unavailable(FOREACH_NEEDS_DAGU_2, { target: request.target, ...errorUri(request) });
+}
+
+const readForeachItems: TargetHandler = async (request, deps, call) => {
+  prepare(request, deps.dagu.generation, call);
+  const run = runRoute(request.fields);
+  const stepName = request.fields.stepName ?? '';
+  const query = (request.query?.params ?? []).filter(([key]) => FOREACH_LIST_PARAMS.has(key));
+  const response = await deps.dagu.get({
+    route: `${run.prefix}/steps/{stepName}/foreach`,
+    params: { ...run.params, stepName },
+    query,
+    signal: call.signal,
+  });
+  // A 400 here is Dagu refusing the `parent` path of the query.
+  if (response.status !== 200) throw upstreamFailure(response, request, { field: 'query' });
+  return {
+    data: mapForeachItemList(response.body, runRef(request), stepName),
+    upstreamStatus: response.status,
+  };
+};
+
+const readForeachItem: TargetHandler = async (request, deps, call) => {
+  prepare(request, deps.dagu.generation, call);
+  const run = runRoute(request.fields);
+  const stepName = request.fields.stepName ?? '';
+  const response = await deps.dagu.get({
+    route: `${run.prefix}/steps/{stepName}/foreach/{item}`,
+    params: { ...run.params, stepName, item: request.fields.item ?? '' },
+    signal: call.signal,
+  });
+  // A 400 here is Dagu refusing the item path.
+  if (response.status !== 200) throw upstreamFailure(response, request, { field: 'item' });
+  return { data: mapForeachItem(response.body, runRef(request), stepName), upstreamStatus: response.status };
+};
+
+export const foreachHandlers: Partial<Record<ReadTarget, TargetHandler>> = {
+  foreach_items: readForeachItems,
+  foreach_item: readForeachItem,
+};

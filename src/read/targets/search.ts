@@ -1,0 +1,254 @@
+import type { DaguResponse } from '../../dagu/types.ts';
+import { type ReadError, readError } from '../errors.ts';
+import type { TargetHandler } from '../handler.ts';
+import { ALL_WORKSPACES } from '../input/fields.ts';
+import { dagsSpecUri } from '../input/uri.ts';
+import type { ReadTarget } from '../targets.ts';
+import type { AccessPolicy, ResolvedRead } from '../types.ts';
+import { upstreamFailure } from './step-log.ts';
+
+/**
+ * `dag_search`: a case-insensitive literal search over DAG definitions.
+ *
+ * Dagu 2.x: `GET /search/dags?q&workspace&cursor&limit` (cursor feed, one preview snippet per DAG,
+ * results by file name; dagu-rest-notes §1.6 and Part B §4).
+ *
+ * Dagu 1.x (verified on 1.30.3) has only `GET /dags/search?q=`: every matching DAG at once, every
+ * match with its context lines, `results: null` when nothing matches, and `q` read as a
+ * case-insensitive Go regular expression (`l.nes` matches "lines"; `$(seq` fails per file and lands
+ * in `errors`). The gateway makes it answer like 2.x: it escapes the search text so it matches
+ * literally, keeps at most MAX_LEGACY_MATCHES snippets per DAG (`hasMoreMatches` says when more
+ * exist), and pages the results itself with `limit` (default 20, as 2.x) and an opaque cursor of its
+ * own, valid only with the same `search` and `workspace` (anything else is `invalid_tool_input` on
+ * `cursor`). Dagu 1.x has no workspaces: every DAG is in `default`, so `all` and `default` search
+ * everything and any other workspace finds nothing.
+ */
+
+export const DEFAULT_SEARCH_LIMIT = 20;
+/** Snippets kept per DAG on Dagu 1.x: the page size of Dagu 2.x's snippet endpoint. */
+export const MAX_LEGACY_MATCHES = 5;
+const DEFAULT_WORKSPACE = 'default';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function malformed(what: string): ReadError {
+  return readError.internal(
+    `Dagu answered a DAG search with a body that does not have the expected shape (${what}).`,
+  );
+}
+
+function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Snippets as Dagu sends them (`{line, lineNumber, startLine}`); `null` reads as none. */
+function matchesOf(value: unknown): Record<string, unknown>[] {
+  if (value === null || value === undefined) return [];
+  if (!Array.isArray(value)) throw malformed('matches is not an array');
+  return value.map((match) => {
+    if (!isRecord(match) || typeof match.line !== 'string') throw malformed('a match without a line');
+    const snippet: Record<string, unknown> = { line: match.line };
+    if (typeof match.lineNumber === 'number') snippet.lineNumber = match.lineNumber;
+    if (typeof match.startLine === 'number') snippet.startLine = match.startLine;
+    return snippet;
+  });
+}
+
+/** May the caller see this DAG? Dagu omits `workspace` for DAGs of the default workspace. */
+export function canSeeDag(access: AccessPolicy, name: string, workspace: string | undefined): boolean {
+  return (
+    access.unrestricted ||
+    (access.canReadDag(name) && access.canReadWorkspace(workspace ?? DEFAULT_WORKSPACE))
+  );
+}
+
+/** `DAGSearchFeedResponse` (2.x body shape) → the contract's DAG search model, filtered by access. */
+export function mapDagSearchFeed(body: unknown, access: AccessPolicy): Record<string, unknown> {
+  if (!isRecord(body)) throw malformed('not an object');
+  const rawResults = body.results ?? [];
+  if (!Array.isArray(rawResults)) throw malformed('results is not an array');
+  const results: Record<string, unknown>[] = [];
+  for (const raw of rawResults) {
+    if (!isRecord(raw)) throw malformed('a result that is not an object');
+    const name = nonEmptyString(raw.fileName) ?? nonEmptyString(raw.name);
+    if (name === undefined) throw malformed('a result without a file name');
+    const workspace = nonEmptyString(raw.workspace);
+    if (!canSeeDag(access, name, workspace)) continue;
+    const result: Record<string, unknown> = {
+      name,
+      uri: dagsSpecUri(name),
+      matches: matchesOf(raw.matches),
+      hasMoreMatches: raw.hasMoreMatches === true,
+    };
+    if (workspace !== undefined) result.workspace = workspace;
+    const nextMatchesCursor = nonEmptyString(raw.nextMatchesCursor);
+    if (nextMatchesCursor !== undefined) result.nextMatchesCursor = nextMatchesCursor;
+    results.push(result);
+  }
+  const data: Record<string, unknown> = { results, hasMore: body.hasMore === true };
+  const nextCursor = nonEmptyString(body.nextCursor);
+  if (nextCursor !== undefined) data.nextCursor = nextCursor;
+  return data;
+}
+
+/** Go `regexp.QuoteMeta`: Dagu 1.x compiles `(?i)` + q, so escaping makes the search literal. */
+export function quoteGoRegexp(text: string): string {
+  return text.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
+}
+
+interface LegacyCursor {
+  search: string;
+  workspace: string;
+  offset: number;
+}
+
+const CURSOR_VERSION = 1;
+
+export function encodeLegacyCursor(cursor: LegacyCursor): string {
+  const payload = JSON.stringify({
+    v: CURSOR_VERSION,
+    q: cursor.search,
+    w: cursor.workspace,
+    o: cursor.offset,
+  });
+  return Buffer.from(payload, 'utf8').toString('base64url');
+}
+
+const CURSOR_MISMATCH =
+  'The cursor does not continue this search; pass a nextCursor of the same dag_search, with search and workspace unchanged.';
+
+/** Decodes the gateway's 1.x cursor; `invalid_tool_input` on `cursor` when it is not one of this search. */
+export function decodeLegacyCursor(cursor: string, search: string, workspace: string): number {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    decoded = undefined;
+  }
+  if (
+    !isRecord(decoded) ||
+    decoded.v !== CURSOR_VERSION ||
+    decoded.q !== search ||
+    decoded.w !== workspace ||
+    typeof decoded.o !== 'number' ||
+    !Number.isSafeInteger(decoded.o) ||
+    decoded.o < 0
+  ) {
+    throw readError.invalidInput(CURSOR_MISMATCH, { target: 'dag_search', field: 'cursor' });
+  }
+  return decoded.o;
+}
+
+export interface LegacySearchInput {
+  search: string;
+  workspace: string;
+  cursor?: string | undefined;
+  limit?: number | undefined;
+}
+
+function byName(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  const x = a.name as string;
+  const y = b.name as string;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** Dagu 1.x `GET /dags/search` body → the contract's DAG search model: filtered by access and paged. */
+export function mapLegacyDagSearch(
+  body: unknown,
+  input: LegacySearchInput,
+  access: AccessPolicy,
+): Record<string, unknown> {
+  if (!isRecord(body)) throw malformed('not an object');
+  const rawResults = body.results ?? [];
+  if (!Array.isArray(rawResults)) throw malformed('results is not an array');
+  const offset =
+    input.cursor === undefined ? 0 : decodeLegacyCursor(input.cursor, input.search, input.workspace);
+  const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
+  const inWorkspace = input.workspace === ALL_WORKSPACES || input.workspace === DEFAULT_WORKSPACE;
+  const visible: Record<string, unknown>[] = [];
+  for (const raw of inWorkspace ? rawResults : []) {
+    if (!isRecord(raw)) throw malformed('a result that is not an object');
+    const name = nonEmptyString(raw.name);
+    if (name === undefined) throw malformed('a result without a name');
+    if (!canSeeDag(access, name, undefined)) continue;
+    const matches = matchesOf(raw.matches);
+    visible.push({
+      name,
+      uri: dagsSpecUri(name),
+      matches: matches.slice(0, MAX_LEGACY_MATCHES),
+      hasMoreMatches: matches.length > MAX_LEGACY_MATCHES,
+    });
+  }
+  // Dagu lists the DAG directory in file-name order; sorting again keeps paging stable regardless.
+  visible.sort(byName);
+  const results = visible.slice(offset, offset + limit);
+  const hasMore = offset + limit < visible.length;
+  const data: Record<string, unknown> = { results, hasMore };
+  if (hasMore) {
+    data.nextCursor = encodeLegacyCursor({
+      search: input.search,
+      workspace: input.workspace,
+      offset: offset + limit,
+    });
+  }
+  return data;
+}
+
+/** A workspace the caller names explicitly and may not read is refused, not silently emptied. */
+export function assertWorkspaceReadable(
+  request: ResolvedRead,
+  access: AccessPolicy,
+  workspace: string,
+): void {
+  if (workspace === ALL_WORKSPACES || access.canReadWorkspace(workspace)) return;
+  throw readError.unauthorized(`The credential is not authorized to read workspace ${workspace}.`, {
+    target: request.target,
+  });
+}
+
+function searchFailure(response: DaguResponse, request: ResolvedRead): ReadError {
+  // A 400 here is Dagu refusing the search text or (2.x) a cursor of another search.
+  const message =
+    isRecord(response.body) && typeof response.body.message === 'string' ? response.body.message : '';
+  return upstreamFailure(response, request, { field: /cursor/i.test(message) ? 'cursor' : 'search' });
+}
+
+const readDagSearch: TargetHandler = async (request, deps, call) => {
+  const search = request.fields.search;
+  if (search === undefined)
+    throw readError.internal('The search field reached the dag_search handler unset.');
+  const workspace = request.fields.workspace ?? ALL_WORKSPACES;
+  assertWorkspaceReadable(request, call.access, workspace);
+  const { cursor, limit } = request.fields;
+
+  if (deps.dagu.generation === 1) {
+    // A stale or foreign cursor fails before any upstream work.
+    if (cursor !== undefined) decodeLegacyCursor(cursor, search, workspace);
+    const response = await deps.dagu.get({
+      route: '/dags/search',
+      query: [['q', quoteGoRegexp(search)]],
+      signal: call.signal,
+    });
+    if (response.status !== 200) throw searchFailure(response, request);
+    return {
+      data: mapLegacyDagSearch(response.body, { search, workspace, cursor, limit }, call.access),
+      upstreamStatus: response.status,
+    };
+  }
+
+  const query: Array<[string, string]> = [
+    ['q', search],
+    ['workspace', workspace],
+  ];
+  if (cursor !== undefined) query.push(['cursor', cursor]);
+  if (limit !== undefined) query.push(['limit', String(limit)]);
+  const response = await deps.dagu.get({ route: '/search/dags', query, signal: call.signal });
+  if (response.status !== 200) throw searchFailure(response, request);
+  return { data: mapDagSearchFeed(response.body, call.access), upstreamStatus: response.status };
+};
+
+export const searchHandlers: Partial<Record<ReadTarget, TargetHandler>> = {
+  dag_search: readDagSearch,
+};

@@ -1,0 +1,344 @@
+import type { DaguResponse } from '../../dagu/types.ts';
+import { type ReadError, readError } from '../errors.ts';
+import type { TargetHandler } from '../handler.ts';
+import { ALL_WORKSPACES } from '../input/fields.ts';
+import { wikiPageUri } from '../input/uri.ts';
+import type { ReadTarget } from '../targets.ts';
+import type { AccessPolicy, ResolvedRead } from '../types.ts';
+import { assertWorkspaceReadable } from './search.ts';
+import { errorUri, upstreamFailure } from './step-log.ts';
+
+/**
+ * `wiki`, `wiki_page` and `wiki_search` over Dagu 2.x's `GET /wiki`, `GET /wiki/page` and
+ * `GET /search/wiki` (dagu-rest-notes §1.7–1.9, Part B §4). Page URIs follow Dagu's own rule: with the
+ * selected workspace `all`, a page belongs to the workspace Dagu reports for it (its id then starts
+ * with `{workspace}/`, which the URI drops) or else to `default`; otherwise to the selected workspace.
+ * A Dagu without a Wiki store answers 403 "Wiki page management is not available", which is
+ * `resource_unavailable`. Dagu 1.x has no Wiki at all (its router answers a plain-text 404 for every
+ * `/wiki` route), so on generation 1 the three targets are `resource_unavailable` without a call.
+ */
+
+const DEFAULT_WORKSPACE = 'default';
+
+export const WIKI_NEEDS_DAGU_2 =
+  'The Wiki is served by Dagu 2.x only; the connected Dagu 1.x has no Wiki (no /wiki REST routes).';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function malformed(what: string): ReadError {
+  return readError.internal(
+    `Dagu answered a Wiki read with a body that does not have the expected shape (${what}).`,
+  );
+}
+
+function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function stringOr(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+/** The workspace and page path a listed page is addressed by (Dagu's `addressableWikiPagePath` rule). */
+export function addressableWikiPage(
+  selectedWorkspace: string,
+  reportedWorkspace: string | undefined,
+  id: string,
+): { workspace: string; path: string } {
+  if (selectedWorkspace !== '' && selectedWorkspace !== ALL_WORKSPACES) {
+    return { workspace: selectedWorkspace, path: id };
+  }
+  if (reportedWorkspace === undefined || reportedWorkspace === '')
+    return { workspace: DEFAULT_WORKSPACE, path: id };
+  const prefix = `${reportedWorkspace}/`;
+  return { workspace: reportedWorkspace, path: id.startsWith(prefix) ? id.slice(prefix.length) : id };
+}
+
+/** May the caller see an entry Dagu lists? With `all` selected, the entry's own workspace decides. */
+function visibleEntry(
+  access: AccessPolicy,
+  selectedWorkspace: string,
+  reportedWorkspace: string | undefined,
+): boolean {
+  if (access.unrestricted || selectedWorkspace !== ALL_WORKSPACES) return true;
+  return access.canReadWorkspace(reportedWorkspace ?? DEFAULT_WORKSPACE);
+}
+
+function tagsOf(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const tags = value.filter((tag): tag is string => typeof tag === 'string');
+  return tags.length > 0 ? tags : undefined;
+}
+
+/** Copies the optional page metadata Dagu reports (`tags`, `modifiedAt`, `workspace`). */
+function addMetadata(entry: Record<string, unknown>, raw: Record<string, unknown>): void {
+  const tags = tagsOf(raw.tags);
+  if (tags !== undefined) entry.tags = tags;
+  const modifiedAt = nonEmptyString(raw.modifiedAt);
+  if (modifiedAt !== undefined) entry.modifiedAt = modifiedAt;
+  const workspace = nonEmptyString(raw.workspace);
+  if (workspace !== undefined) entry.workspace = workspace;
+}
+
+function mapTreeNode(
+  raw: unknown,
+  selectedWorkspace: string,
+  access: AccessPolicy,
+): Record<string, unknown> | undefined {
+  if (!isRecord(raw) || typeof raw.id !== 'string') throw malformed('a tree node without an id');
+  const workspace = nonEmptyString(raw.workspace);
+  if (!visibleEntry(access, selectedWorkspace, workspace)) return undefined;
+  const type = raw.type === 'directory' ? 'directory' : 'file';
+  const entry: Record<string, unknown> = { id: raw.id, name: stringOr(raw.name, raw.id), type };
+  const title = nonEmptyString(raw.title);
+  if (title !== undefined) entry.title = title;
+  addMetadata(entry, raw);
+  if (type === 'file') {
+    const page = addressableWikiPage(selectedWorkspace, workspace, raw.id);
+    entry.uri = wikiPageUri(page.workspace, page.path);
+  }
+  if (raw.children !== undefined && raw.children !== null) {
+    if (!Array.isArray(raw.children)) throw malformed('children is not an array');
+    entry.children = mapTree(raw.children, selectedWorkspace, access);
+  }
+  return entry;
+}
+
+function mapTree(
+  nodes: unknown[],
+  selectedWorkspace: string,
+  access: AccessPolicy,
+): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const node of nodes) {
+    const mapped = mapTreeNode(node, selectedWorkspace, access);
+    if (mapped !== undefined) out.push(mapped);
+  }
+  return out;
+}
+
+/**
+ * `WikiPageListResponse` (2.x body shape) → the contract's Wiki collection model: `pagination` as
+ * Dagu reports it, `tree` (tree mode) or `items` (flat mode) with canonical page URIs, filtered to
+ * the workspaces the caller may read when `all` is selected.
+ */
+export function mapWikiList(
+  body: unknown,
+  selectedWorkspace: string,
+  access: AccessPolicy,
+): Record<string, unknown> {
+  if (!isRecord(body)) throw malformed('not an object');
+  if (!isRecord(body.pagination)) throw malformed('no pagination');
+  const data: Record<string, unknown> = { pagination: body.pagination };
+  if (body.items !== undefined && body.items !== null) {
+    if (!Array.isArray(body.items)) throw malformed('items is not an array');
+    const items: Record<string, unknown>[] = [];
+    for (const raw of body.items) {
+      if (!isRecord(raw) || typeof raw.id !== 'string') throw malformed('an item without an id');
+      const workspace = nonEmptyString(raw.workspace);
+      if (!visibleEntry(access, selectedWorkspace, workspace)) continue;
+      const page = addressableWikiPage(selectedWorkspace, workspace, raw.id);
+      const entry: Record<string, unknown> = {
+        id: raw.id,
+        title: stringOr(raw.title, ''),
+        description: stringOr(raw.description, ''),
+        uri: wikiPageUri(page.workspace, page.path),
+      };
+      addMetadata(entry, raw);
+      items.push(entry);
+    }
+    data.items = items;
+  }
+  if (body.tree !== undefined && body.tree !== null) {
+    if (!Array.isArray(body.tree)) throw malformed('tree is not an array');
+    data.tree = mapTree(body.tree, selectedWorkspace, access);
+  }
+  // Dagu answers tree mode with `tree` and flat mode with `items`; an answer with neither is an empty tree.
+  if (data.items === undefined && data.tree === undefined) data.tree = [];
+  return data;
+}
+
+/** `WikiPageResponse` (2.x body shape) → the contract's Wiki page model. */
+export function mapWikiPage(body: unknown, workspace: string): Record<string, unknown> {
+  if (!isRecord(body) || typeof body.id !== 'string' || typeof body.content !== 'string') {
+    throw malformed('a page without id or content');
+  }
+  const data: Record<string, unknown> = {
+    id: body.id,
+    content: body.content,
+    mimeType: 'text/markdown',
+    uri: wikiPageUri(workspace, body.id),
+    title: stringOr(body.title, ''),
+    description: stringOr(body.description, ''),
+  };
+  const tags = tagsOf(body.tags);
+  if (tags !== undefined) data.tags = tags;
+  const createdAt = nonEmptyString(body.createdAt);
+  if (createdAt !== undefined) data.createdAt = createdAt;
+  const updatedAt = nonEmptyString(body.updatedAt);
+  if (updatedAt !== undefined) data.updatedAt = updatedAt;
+  const reported = nonEmptyString(body.workspace);
+  if (reported !== undefined) data.workspace = reported;
+  return data;
+}
+
+/** `WikiPageSearchFeedResponse` (2.x body shape) → the contract's Wiki search model, filtered by access. */
+export function mapWikiSearch(
+  body: unknown,
+  selectedWorkspace: string,
+  access: AccessPolicy,
+): Record<string, unknown> {
+  if (!isRecord(body)) throw malformed('not an object');
+  const rawResults = body.results ?? [];
+  if (!Array.isArray(rawResults)) throw malformed('results is not an array');
+  const results: Record<string, unknown>[] = [];
+  for (const raw of rawResults) {
+    if (!isRecord(raw) || typeof raw.id !== 'string') throw malformed('a result without an id');
+    const workspace = nonEmptyString(raw.workspace);
+    if (!visibleEntry(access, selectedWorkspace, workspace)) continue;
+    const page = addressableWikiPage(selectedWorkspace, workspace, raw.id);
+    const matches = raw.matches ?? [];
+    if (!Array.isArray(matches)) throw malformed('matches is not an array');
+    const entry: Record<string, unknown> = {
+      id: raw.id,
+      uri: wikiPageUri(page.workspace, page.path),
+      title: stringOr(raw.title, ''),
+      description: stringOr(raw.description, ''),
+      matches,
+      hasMoreMatches: raw.hasMoreMatches === true,
+    };
+    addMetadata(entry, raw);
+    const nextMatchesCursor = nonEmptyString(raw.nextMatchesCursor);
+    if (nextMatchesCursor !== undefined) entry.nextMatchesCursor = nextMatchesCursor;
+    results.push(entry);
+  }
+  const data: Record<string, unknown> = { results, hasMore: body.hasMore === true };
+  const nextCursor = nonEmptyString(body.nextCursor);
+  if (nextCursor !== undefined) data.nextCursor = nextCursor;
+  return data;
+}
+
+/** Is this Dagu's "no Wiki store" answer? */
+export function isWikiUnavailable(response: DaguResponse): boolean {
+  return (
+    response.status === 403 &&
+    isRecord(response.body) &&
+    typeof response.body.message === 'string' &&
+    /wiki page management is not available/i.test(response.body.message)
+  );
+}
+
+function wikiFailure(response: DaguResponse, request: ResolvedRead): ReadError {
+  if (isWikiUnavailable(response)) {
+    return readError.unavailable(
+      'The connected Dagu has no Wiki store (Wiki page management is not available).',
+      {
+        target: request.target,
+        ...errorUri(request),
+      },
+    );
+  }
+  // A 400 names the parameter Dagu refused; map it to the input field when one clearly caused it.
+  const message =
+    isRecord(response.body) && typeof response.body.message === 'string' ? response.body.message : '';
+  const field = /cursor/i.test(message)
+    ? 'cursor'
+    : /prefix/i.test(message)
+      ? 'prefix'
+      : /workspace/i.test(message)
+        ? 'workspace'
+        : undefined;
+  return upstreamFailure(response, request, field === undefined ? {} : { field });
+}
+
+function requireGeneration2(request: ResolvedRead, generation: 1 | 2): void {
+  if (generation === 1)
+    throw readError.unavailable(WIKI_NEEDS_DAGU_2, { target: request.target, ...errorUri(request) });
+}
+
+/**
+ * The prefix to send: the `prefix` field merged into the query (as Dagu's own tool does). Both the
+ * field and a query `prefix` with different values is `invalid_tool_input` on `prefix`.
+ */
+export function effectivePrefix(request: ResolvedRead): string | undefined {
+  const fromField = request.fields.prefix;
+  const fromQuery = request.query?.params.find(([key]) => key === 'prefix')?.[1];
+  if (fromField !== undefined && fromQuery !== undefined && fromField !== fromQuery) {
+    throw readError.invalidInput(
+      'Give the Wiki prefix either as the prefix field or in the query, not both.',
+      {
+        target: request.target,
+        field: 'prefix',
+      },
+    );
+  }
+  return fromField ?? fromQuery;
+}
+
+const WIKI_LIST_PARAMS = new Set(['page', 'perPage', 'flat', 'sort', 'order']);
+
+const readWiki: TargetHandler = async (request, deps, call) => {
+  const workspace = request.fields.workspace ?? ALL_WORKSPACES;
+  assertWorkspaceReadable(request, call.access, workspace);
+  requireGeneration2(request, deps.dagu.generation);
+  const prefix = effectivePrefix(request);
+  const query: Array<[string, string]> = [['workspace', workspace]];
+  if (prefix !== undefined) query.push(['prefix', prefix]);
+  for (const [key, value] of request.query?.params ?? [])
+    if (WIKI_LIST_PARAMS.has(key)) query.push([key, value]);
+  const response = await deps.dagu.get({ route: '/wiki', query, signal: call.signal });
+  if (response.status !== 200) throw wikiFailure(response, request);
+  return { data: mapWikiList(response.body, workspace, call.access), upstreamStatus: response.status };
+};
+
+const readWikiPage: TargetHandler = async (request, deps, call) => {
+  const { workspace, path } = request.fields;
+  if (workspace === undefined || path === undefined) {
+    throw readError.internal('The workspace and path fields reached the wiki_page handler unset.');
+  }
+  if (!call.access.canReadWorkspace(workspace)) {
+    throw readError.unauthorized(`The credential is not authorized to read workspace ${workspace}.`, {
+      target: request.target,
+      ...errorUri(request),
+    });
+  }
+  requireGeneration2(request, deps.dagu.generation);
+  const response = await deps.dagu.get({
+    route: '/wiki/page',
+    query: [
+      ['workspace', workspace],
+      ['path', path],
+    ],
+    signal: call.signal,
+  });
+  if (response.status !== 200) throw wikiFailure(response, request);
+  return { data: mapWikiPage(response.body, workspace), upstreamStatus: response.status };
+};
+
+const readWikiSearch: TargetHandler = async (request, deps, call) => {
+  const search = request.fields.search;
+  if (search === undefined)
+    throw readError.internal('The search field reached the wiki_search handler unset.');
+  const workspace = request.fields.workspace ?? ALL_WORKSPACES;
+  assertWorkspaceReadable(request, call.access, workspace);
+  requireGeneration2(request, deps.dagu.generation);
+  const { prefix, cursor, limit } = request.fields;
+  const query: Array<[string, string]> = [
+    ['q', search],
+    ['workspace', workspace],
+  ];
+  if (prefix !== undefined) query.push(['prefix', prefix]);
+  if (cursor !== undefined) query.push(['cursor', cursor]);
+  if (limit !== undefined) query.push(['limit', String(limit)]);
+  const response = await deps.dagu.get({ route: '/search/wiki', query, signal: call.signal });
+  if (response.status !== 200) throw wikiFailure(response, request);
+  return { data: mapWikiSearch(response.body, workspace, call.access), upstreamStatus: response.status };
+};
+
+export const wikiHandlers: Partial<Record<ReadTarget, TargetHandler>> = {
+  wiki: readWiki,
+  wiki_page: readWikiPage,
+  wiki_search: readWikiSearch,
+};

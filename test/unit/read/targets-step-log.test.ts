@@ -1,0 +1,402 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { DaguClient, DaguRequest, DaguResponse } from '../../../src/dagu/types.ts';
+import { ReadError } from '../../../src/read/errors.ts';
+import {
+  buildStepLogData,
+  classifyLogFailure,
+  DEFAULT_TAIL,
+  EMPTY_LOG,
+  foreachItemHasBodyStep,
+  parseLogBody,
+  planStepLog,
+  stepLogHandlers,
+} from '../../../src/read/targets/step-log.ts';
+import type {
+  AccessPolicy,
+  CallContext,
+  ReadFields,
+  ReadQuery,
+  ResolvedRead,
+} from '../../../src/read/types.ts';
+import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
+
+type Responder = (request: DaguRequest) => DaguResponse;
+
+function fakeDagu(generation: 1 | 2, responder: Responder): DaguClient & { calls: DaguRequest[] } {
+  const calls: DaguRequest[] = [];
+  return {
+    generation,
+    calls,
+    async get(request) {
+      calls.push(request);
+      return responder(request);
+    },
+    async ping() {
+      return true;
+    },
+    async close() {},
+  };
+}
+
+function query(raw: string): ReadQuery {
+  return { raw, params: raw.split('&').map((pair) => pair.split('=') as [string, string]) };
+}
+
+function stepLogRead(fields: ReadFields, raw?: string): ResolvedRead {
+  const request: ResolvedRead = {
+    mode: 'target',
+    target: 'step_log',
+    fields: { name: 'lines', dagRunId: 'r1', stepName: 'many lines', ...fields },
+    uri: 'dagu://runs/lines/r1/steps/many%20lines/logs',
+  };
+  if (raw !== undefined) request.query = query(raw);
+  return request;
+}
+
+const OPEN: CallContext = { access: UNRESTRICTED_ACCESS };
+const NO_SECRET: AccessPolicy = {
+  canReadDag: (name) => name !== 'secret',
+  canReadWorkspace: () => true,
+  unrestricted: false,
+};
+
+const readStepLog = stepLogHandlers.step_log!;
+
+function streamOf(request: DaguRequest): string | undefined {
+  return request.query?.find(([key]) => key === 'stream')?.[1];
+}
+
+async function rejectsWith(promise: Promise<unknown>, code: string): Promise<ReadError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ReadError, `expected a ReadError, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    return error;
+  }
+  assert.fail(`expected ${code}`);
+}
+
+describe('planStepLog', () => {
+  test('no query: both streams, tail=1000 (Dagu alone would return the first 1000 lines)', () => {
+    assert.deepEqual(planStepLog(undefined), {
+      streams: ['stdout', 'stderr'],
+      positioning: [['tail', DEFAULT_TAIL]],
+    });
+  });
+
+  test('stream selects one stream and keeps the default tail', () => {
+    assert.deepEqual(planStepLog(query('stream=stderr')), {
+      streams: ['stderr'],
+      only: 'stderr',
+      positioning: [['tail', '1000']],
+    });
+  });
+
+  test('positioning is forwarded unchanged and suppresses the default tail', () => {
+    assert.deepEqual(planStepLog(query('head=5')).positioning, [['head', '5']]);
+    assert.deepEqual(planStepLog(query('offset=3&limit=2')).positioning, [
+      ['offset', '3'],
+      ['limit', '2'],
+    ]);
+    // `limit` alone reads from the beginning of the log: no tail may be added.
+    assert.deepEqual(planStepLog(query('limit=7&stream=stdout')).positioning, [['limit', '7']]);
+  });
+});
+
+describe('step log bodies (2.x body shape)', () => {
+  test('a full Log body', () => {
+    assert.deepEqual(
+      parseLogBody({ content: 'a\nb', lineCount: 2, totalLines: 1575, hasMore: true, isEstimate: true }),
+      { content: 'a\nb', lineCount: 2, totalLines: 1575, hasMore: true, isEstimate: true },
+    );
+  });
+
+  test('an empty file answers {"content":""} without counters', () => {
+    assert.deepEqual(parseLogBody({ content: '' }), EMPTY_LOG);
+  });
+
+  test('a body without content is internal_error', () => {
+    assert.throws(
+      () => parseLogBody({ lineCount: 1 }),
+      (error: ReadError) => error.code === 'internal_error',
+    );
+    assert.throws(
+      () => parseLogBody(undefined),
+      (error: ReadError) => error.code === 'internal_error',
+    );
+  });
+
+  test('counters follow stdout unless only stderr was requested', () => {
+    const stdout = { content: 'o', lineCount: 1, totalLines: 10, hasMore: true, isEstimate: false };
+    const stderr = { content: 'e1\ne2', lineCount: 2, totalLines: 2, hasMore: false, isEstimate: false };
+    assert.deepEqual(buildStepLogData({ stdout, stderr }), {
+      stdoutContent: 'o',
+      stderrContent: 'e1\ne2',
+      lineCount: 1,
+      totalLines: 10,
+      hasMore: true,
+      isEstimate: false,
+    });
+    assert.deepEqual(buildStepLogData({ stderr }, 'stderr'), {
+      stdoutContent: '',
+      stderrContent: 'e1\ne2',
+      lineCount: 2,
+      totalLines: 2,
+      hasMore: false,
+      isEstimate: false,
+    });
+    const onlyStdout = buildStepLogData({ stdout }, 'stdout');
+    assert.equal(onlyStdout.stderrContent, '');
+    assert.equal(onlyStdout.lineCount, 1);
+  });
+});
+
+describe('classifyLogFailure', () => {
+  const notFound = (message: string): DaguResponse => ({ status: 404, body: { code: 'not_found', message } });
+
+  test('2.x: "log file not found" is an empty stream; run or step not found is an error', () => {
+    assert.equal(classifyLogFailure(notFound('log file not found for step s'), 2, false), 'missing');
+    assert.equal(classifyLogFailure(notFound('step nope not found in DAG fails'), 2, false), 'error');
+    assert.equal(classifyLogFailure(notFound('dag-run ID x not found for DAG fails'), 2, false), 'error');
+    assert.equal(classifyLogFailure(notFound('sub dag-run ID x not found for DAG p'), 2, false), 'error');
+  });
+
+  test('2.x foreach body log: "log file not found" is ambiguous', () => {
+    assert.equal(
+      classifyLogFailure(notFound('log file not found for body step b of item 1'), 2, true),
+      'ambiguous',
+    );
+  });
+
+  test('1.x: a JSON 500 internal_error is the log reader failing (missing file) → empty', () => {
+    const readerFailed = {
+      status: 500,
+      body: { code: 'internal_error', message: 'An unexpected error occurred' },
+    };
+    assert.equal(classifyLogFailure(readerFailed, 1, false), 'missing');
+    assert.equal(classifyLogFailure(readerFailed, 2, false), 'error');
+    assert.equal(classifyLogFailure({ status: 500, body: undefined }, 1, false), 'error');
+    assert.equal(
+      classifyLogFailure({ status: 403, body: { code: 'forbidden', message: 'no' } }, 1, false),
+      'error',
+    );
+  });
+
+  test('foreachItemHasBodyStep matches name or ID (2.x body shape)', () => {
+    const item = {
+      item: '1',
+      index: 1,
+      key: 'b',
+      status: 2,
+      statusLabel: 'failed',
+      steps: [
+        { name: 'body', id: 'b1', status: 2, statusLabel: 'failed', hasStdout: true, hasStderr: false },
+      ],
+    };
+    assert.equal(foreachItemHasBodyStep(item, 'body'), true);
+    assert.equal(foreachItemHasBodyStep(item, 'b1'), true);
+    assert.equal(foreachItemHasBodyStep(item, 'other'), false);
+    assert.equal(foreachItemHasBodyStep({}, 'body'), false);
+  });
+});
+
+describe('step_log handler', () => {
+  const logs: Record<string, unknown> = {
+    stdout: { content: 'line 1499\nline 1500', lineCount: 2, totalLines: 1500, hasMore: true },
+    stderr: { content: 'e1\ne2', lineCount: 2, totalLines: 2 },
+  };
+
+  test('no stream: two calls, same options, stream always sent', async () => {
+    const dagu = fakeDagu(2, (request) => ({ status: 200, body: logs[streamOf(request) ?? ''] }));
+    const result = await readStepLog(stepLogRead({}), { dagu }, OPEN);
+    assert.equal(dagu.calls.length, 2);
+    for (const call of dagu.calls) {
+      assert.equal(call.route, '/dag-runs/{name}/{dagRunId}/steps/{stepName}/log');
+      assert.deepEqual(call.params, { name: 'lines', dagRunId: 'r1', stepName: 'many lines' });
+      assert.deepEqual(call.query?.slice(1), [['tail', '1000']]);
+    }
+    assert.deepEqual(dagu.calls.map(streamOf).sort(), ['stderr', 'stdout']);
+    assert.deepEqual(result.data, {
+      stdoutContent: 'line 1499\nline 1500',
+      stderrContent: 'e1\ne2',
+      lineCount: 2,
+      totalLines: 1500,
+      hasMore: true,
+      isEstimate: false,
+    });
+    assert.equal(result.upstreamStatus, 200);
+  });
+
+  test('stream=stderr: one call, stdout empty, counters of stderr', async () => {
+    const dagu = fakeDagu(1, (request) => ({ status: 200, body: logs[streamOf(request) ?? ''] }));
+    const result = await readStepLog(stepLogRead({}, 'stream=stderr&head=2'), { dagu }, OPEN);
+    assert.equal(dagu.calls.length, 1);
+    assert.deepEqual(dagu.calls[0]?.query, [
+      ['stream', 'stderr'],
+      ['head', '2'],
+    ]);
+    assert.equal(result.data.stdoutContent, '');
+    assert.equal(result.data.stderrContent, 'e1\ne2');
+    assert.equal(result.data.totalLines, 2);
+  });
+
+  test('a sub run reads under sub-dag-runs', async () => {
+    const dagu = fakeDagu(1, (request) => ({ status: 200, body: logs[streamOf(request) ?? ''] }));
+    await readStepLog(stepLogRead({ subRunId: 'child-1', stepName: 'c1' }), { dagu }, OPEN);
+    assert.equal(
+      dagu.calls[0]?.route,
+      '/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subRunId}/steps/{stepName}/log',
+    );
+    assert.deepEqual(dagu.calls[0]?.params, {
+      name: 'lines',
+      dagRunId: 'r1',
+      subRunId: 'child-1',
+      stepName: 'c1',
+    });
+  });
+
+  test('a missing stream is empty (2.x 404 log file not found, 1.x JSON 500)', async () => {
+    const dagu2 = fakeDagu(2, (request) =>
+      streamOf(request) === 'stdout'
+        ? { status: 200, body: logs.stdout }
+        : { status: 404, body: { code: 'not_found', message: 'log file not found for step many lines' } },
+    );
+    const result2 = await readStepLog(stepLogRead({}), { dagu: dagu2 }, OPEN);
+    assert.equal(result2.data.stderrContent, '');
+    assert.equal(result2.data.stdoutContent, 'line 1499\nline 1500');
+    assert.equal(result2.upstreamStatus, 404);
+
+    const dagu1 = fakeDagu(1, () => ({
+      status: 500,
+      body: { code: 'internal_error', message: 'An unexpected error' },
+    }));
+    const result1 = await readStepLog(stepLogRead({}), { dagu: dagu1 }, OPEN);
+    assert.deepEqual(result1.data, {
+      stdoutContent: '',
+      stderrContent: '',
+      lineCount: 0,
+      totalLines: 0,
+      hasMore: false,
+      isEstimate: false,
+    });
+  });
+
+  test('unknown step or run is resource_not_found with target and uri', async () => {
+    const dagu = fakeDagu(1, () => ({
+      status: 404,
+      body: { code: 'not_found', message: 'step nope not found in DAG lines' },
+    }));
+    const error = await rejectsWith(
+      readStepLog(stepLogRead({ stepName: 'nope' }), { dagu }, OPEN),
+      'resource_not_found',
+    );
+    assert.equal(error.target, 'step_log');
+    assert.equal(error.uri, 'dagu://runs/lines/r1/steps/many%20lines/logs');
+    assert.match(error.message, /step nope not found/);
+  });
+
+  test('a DAG the caller may not read is unauthorized before any call', async () => {
+    const dagu = fakeDagu(2, () => assert.fail('no call expected'));
+    const error = await rejectsWith(
+      readStepLog(stepLogRead({ name: 'secret' }), { dagu }, { access: NO_SECRET }),
+      'unauthorized',
+    );
+    assert.equal(error.target, 'step_log');
+    assert.equal(error.uri, 'dagu://runs/lines/r1/steps/many%20lines/logs');
+    assert.equal(dagu.calls.length, 0);
+  });
+
+  test('a foreach body log on Dagu 1.x is resource_unavailable without a call', async () => {
+    const dagu = fakeDagu(1, () => assert.fail('no call expected'));
+    const error = await rejectsWith(
+      readStepLog(stepLogRead({ item: '0', bodyStepName: 'body' }), { dagu }, OPEN),
+      'resource_unavailable',
+    );
+    assert.match(error.message, /Dagu 2\.x/);
+  });
+
+  test('a foreach body log on Dagu 2.x uses the foreach route', async () => {
+    const dagu = fakeDagu(2, (request) => ({ status: 200, body: logs[streamOf(request) ?? ''] }));
+    await readStepLog(
+      stepLogRead({ stepName: 'each', item: '2.inner.0', bodyStepName: 'body' }),
+      { dagu },
+      OPEN,
+    );
+    assert.equal(
+      dagu.calls[0]?.route,
+      '/dag-runs/{name}/{dagRunId}/steps/{stepName}/foreach/{item}/steps/{bodyStepName}/log',
+    );
+    assert.deepEqual(dagu.calls[0]?.params, {
+      name: 'lines',
+      dagRunId: 'r1',
+      stepName: 'each',
+      item: '2.inner.0',
+      bodyStepName: 'body',
+    });
+  });
+
+  test('foreach body log: an ambiguous 404 is settled by one item lookup', async () => {
+    const item = {
+      item: '1',
+      index: 1,
+      key: 'b',
+      status: 4,
+      statusLabel: 'succeeded',
+      steps: [{ name: 'body', status: 4, statusLabel: 'succeeded', hasStdout: true, hasStderr: false }],
+    };
+    const responder: Responder = (request) =>
+      request.route.endsWith('/log')
+        ? streamOf(request) === 'stdout'
+          ? { status: 200, body: { content: 'out', lineCount: 1, totalLines: 1 } }
+          : {
+              status: 404,
+              body: { code: 'not_found', message: 'log file not found for body step body of item 1' },
+            }
+        : { status: 200, body: item };
+    const dagu = fakeDagu(2, responder);
+    const result = await readStepLog(
+      stepLogRead({ stepName: 'each', item: '1', bodyStepName: 'body' }),
+      { dagu },
+      OPEN,
+    );
+    assert.equal(result.data.stdoutContent, 'out');
+    assert.equal(result.data.stderrContent, '');
+    const lookups = dagu.calls.filter((call) => call.route.endsWith('/foreach/{item}'));
+    assert.equal(lookups.length, 1);
+    assert.deepEqual(lookups[0]?.params, { name: 'lines', dagRunId: 'r1', stepName: 'each', item: '1' });
+
+    const unknown = fakeDagu(2, responder);
+    await rejectsWith(
+      readStepLog(
+        stepLogRead({ stepName: 'each', item: '1', bodyStepName: 'nope' }),
+        { dagu: unknown },
+        OPEN,
+      ),
+      'resource_not_found',
+    );
+    const both404 = fakeDagu(2, (request) =>
+      request.route.endsWith('/log')
+        ? {
+            status: 404,
+            body: { code: 'not_found', message: 'log file not found for body step body of item 9' },
+          }
+        : { status: 404, body: { code: 'not_found', message: 'item 9 of step each has no record' } },
+    );
+    await rejectsWith(
+      readStepLog(
+        stepLogRead({ stepName: 'each', item: '9', bodyStepName: 'body' }),
+        { dagu: both404 },
+        OPEN,
+      ),
+      'resource_not_found',
+    );
+    assert.equal(both404.calls.filter((call) => call.route.endsWith('/foreach/{item}')).length, 1);
+  });
+
+  test('an unreadable upstream body is internal_error', async () => {
+    const dagu = fakeDagu(2, () => ({ status: 200, body: { lines: [] } }));
+    await rejectsWith(readStepLog(stepLogRead({}), { dagu }, OPEN), 'internal_error');
+  });
+});
