@@ -10,6 +10,8 @@ import {
   assertCanReadDag,
   errorUri,
   FOREACH_NEEDS_DAGU_2,
+  FOREACH_ROUTES_MISSING,
+  isMissingRoute,
   requireFields,
   runRoute,
   upstreamFailure,
@@ -174,6 +176,11 @@ function prepare(request: ResolvedRead, generation: 1 | 2, call: CallContext): v
     throw readError.unavailable(FOREACH_NEEDS_DAGU_2, { target: request.target, ...errorUri(request) });
 }
 
+/** A Dagu 2.x older than the foreach REST routes (e.g. 2.15) answers them with its router's 404. */
+function routesMissing(request: ResolvedRead): Error {
+  return readError.unavailable(FOREACH_ROUTES_MISSING, { target: request.target, ...errorUri(request) });
+}
+
 const readForeachItems: TargetHandler = async (request, deps, call) => {
   prepare(request, deps.dagu.generation, call);
   const run = runRoute(request.fields);
@@ -185,6 +192,7 @@ const readForeachItems: TargetHandler = async (request, deps, call) => {
     query,
     signal: call.signal,
   });
+  if (isMissingRoute(response)) throw routesMissing(request);
   // A 400 here is Dagu refusing the `parent` path of the query.
   if (response.status !== 200) throw upstreamFailure(response, request, { field: 'query' });
   return {
@@ -202,6 +210,7 @@ const readForeachItem: TargetHandler = async (request, deps, call) => {
     params: { ...run.params, stepName, item: request.fields.item ?? '' },
     signal: call.signal,
   });
+  if (isMissingRoute(response)) throw routesMissing(request);
   // A 400 here is Dagu refusing the item path.
   if (response.status !== 200) throw upstreamFailure(response, request, { field: 'item' });
   return { data: mapForeachItem(response.body, runRef(request), stepName), upstreamStatus: response.status };

@@ -5,7 +5,7 @@ import { ALL_WORKSPACES } from '../input/fields.ts';
 import { dagsSpecUri } from '../input/uri.ts';
 import type { ReadTarget } from '../targets.ts';
 import type { AccessPolicy, ResolvedRead } from '../types.ts';
-import { upstreamFailure } from './step-log.ts';
+import { isMissingRoute, upstreamFailure } from './step-log.ts';
 
 /**
  * `dag_search`: a case-insensitive literal search over DAG definitions.
@@ -209,6 +209,12 @@ export function assertWorkspaceReadable(
 }
 
 function searchFailure(response: DaguResponse, request: ResolvedRead): ReadError {
+  if (isMissingRoute(response)) {
+    return readError.unavailable(
+      'The connected Dagu does not serve DAG search (GET /search/dags); dag_search needs a Dagu release that has it.',
+      { target: request.target },
+    );
+  }
   // A 400 here is Dagu refusing the search text or (2.x) a cursor of another search.
   const message =
     isRecord(response.body) && typeof response.body.message === 'string' ? response.body.message : '';

@@ -217,6 +217,17 @@ export function upstreamFailure(
 export const FOREACH_NEEDS_DAGU_2 =
   'Foreach items are served by Dagu 2.x only (its foreach REST routes); the connected Dagu 1.x has no foreach steps.';
 
+export const FOREACH_ROUTES_MISSING =
+  'The connected Dagu does not serve the foreach REST routes (GET /dag-runs/{name}/{dagRunId}/steps/{stepName}/foreach…); foreach reads need a Dagu 2.x release that has them.';
+
+/**
+ * A 404 from Dagu's router rather than from a handler: the route does not exist in this Dagu version.
+ * Handlers answer JSON `{code, message}`; the router answers plain text ("404 page not found").
+ */
+export function isMissingRoute(response: DaguResponse): boolean {
+  return response.status === 404 && (typeof response.body === 'string' || response.body === undefined);
+}
+
 /**
  * The 2.x body-log route cannot tell a missing file from an unknown item or body step; the item
  * record settles it: a body step that exists but has no file is an empty stream.
@@ -284,6 +295,9 @@ const readStepLog: TargetHandler = async (request, deps, call) => {
     });
     statuses.push(response.status);
     if (response.status === 200) return parseLogBody(response.body);
+    if (foreachBody && isMissingRoute(response)) {
+      throw readError.unavailable(FOREACH_ROUTES_MISSING, { target: request.target, ...errorUri(request) });
+    }
     const failure = classifyLogFailure(response, dagu.generation, foreachBody);
     if (failure === 'missing') return EMPTY_LOG;
     if (failure === 'ambiguous') {

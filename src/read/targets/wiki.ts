@@ -6,7 +6,7 @@ import { wikiPageUri } from '../input/uri.ts';
 import type { ReadTarget } from '../targets.ts';
 import type { AccessPolicy, ResolvedRead } from '../types.ts';
 import { assertWorkspaceReadable } from './search.ts';
-import { errorUri, upstreamFailure } from './step-log.ts';
+import { errorUri, isMissingRoute, upstreamFailure } from './step-log.ts';
 
 /**
  * `wiki`, `wiki_page` and `wiki_search` over Dagu 2.x's `GET /wiki`, `GET /wiki/page` and
@@ -239,6 +239,12 @@ function wikiFailure(response: DaguResponse, request: ResolvedRead): ReadError {
         ...errorUri(request),
       },
     );
+  }
+  if (isMissingRoute(response)) {
+    return readError.unavailable('The connected Dagu does not serve the Wiki REST routes (GET /wiki…).', {
+      target: request.target,
+      ...errorUri(request),
+    });
   }
   // A 400 names the parameter Dagu refused; map it to the input field when one clearly caused it.
   const message =

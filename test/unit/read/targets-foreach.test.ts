@@ -311,6 +311,16 @@ describe('foreach handlers', () => {
     assert.match(item.message, /Dagu 1\.x has no foreach/);
   });
 
+  test('a Dagu 2.x without the foreach routes (router 404, plain text) is resource_unavailable', async () => {
+    const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
+    const items = await rejectsWith(
+      readItems(read('foreach_items', {}), { dagu }, OPEN),
+      'resource_unavailable',
+    );
+    assert.match(items.message, /foreach REST routes/);
+    await rejectsWith(readItem(read('foreach_item', { item: '0' }), { dagu }, OPEN), 'resource_unavailable');
+  });
+
   test('unauthorized before any call', async () => {
     const dagu = fakeDagu(2, () => assert.fail('no call expected'));
     const error = await rejectsWith(

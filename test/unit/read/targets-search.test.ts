@@ -248,6 +248,11 @@ describe('dag_search handler', () => {
     assert.equal(dagu.calls.length, 1);
   });
 
+  test('a Dagu without GET /search/dags (router 404, plain text) is resource_unavailable', async () => {
+    const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
+    await rejectsWith(readSearch(searchRead({ search: 'x' }), { dagu }, OPEN), 'resource_unavailable');
+  });
+
   test('an explicitly named workspace the caller may not read is unauthorized', async () => {
     const dagu = fakeDagu(2, () => assert.fail('no call expected'));
     await rejectsWith(

@@ -337,6 +337,15 @@ describe('step_log handler', () => {
     });
   });
 
+  test('a foreach body log on a Dagu 2.x without the foreach routes is resource_unavailable', async () => {
+    const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
+    const error = await rejectsWith(
+      readStepLog(stepLogRead({ stepName: 'each', item: '0', bodyStepName: 'body' }), { dagu }, OPEN),
+      'resource_unavailable',
+    );
+    assert.match(error.message, /foreach REST routes/);
+  });
+
   test('foreach body log: an ambiguous 404 is settled by one item lookup', async () => {
     const item = {
       item: '1',

@@ -315,6 +315,18 @@ describe('wiki handlers', () => {
     assert.match(error.message, /no Wiki store/);
   });
 
+  test('a Dagu without the Wiki routes (router 404, plain text) is resource_unavailable', async () => {
+    const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
+    await rejectsWith(
+      readWiki(wikiRead('wiki', { workspace: 'all' }), { dagu }, OPEN),
+      'resource_unavailable',
+    );
+    await rejectsWith(
+      readSearch(wikiRead('wiki_search', { workspace: 'all', search: 'x' }), { dagu }, OPEN),
+      'resource_unavailable',
+    );
+  });
+
   test('wiki_page: query, mapping, 404 → resource_not_found, unreadable workspace → unauthorized', async () => {
     const dagu = fakeDagu(2, () => ({
       status: 200,
