@@ -3,7 +3,7 @@ import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { assertValidGlobs, type Identity, ROLES } from './identity.ts';
+import { type Identity, ROLES } from './identity.ts';
 import { type Log, silentLog } from './log.ts';
 
 /** Where a key may be used. The gateway serves only `mcp`; `rest_api` mirrors Dagu's key surfaces. */
@@ -156,16 +156,6 @@ export function parseApiKeys(text: string, file: string): ParsedApiKeys {
     const sameKey = hashes.get(hash.toString('hex'));
     if (sameKey !== undefined) problems.push(`${at}: the same key is already listed as keys[${sameKey}]`);
     else hashes.set(hash.toString('hex'), index);
-    for (const [field, globs] of [
-      ['dags', raw.dags],
-      ['workspaces', raw.workspaces],
-    ] as const) {
-      try {
-        if (globs !== undefined) assertValidGlobs(globs);
-      } catch (error) {
-        problems.push(`${at}: ${field} has an invalid glob: ${(error as Error).message}`);
-      }
-    }
     if (raw.key !== undefined) {
       warnings.push(
         `API key "${raw.name}" is stored in plaintext in ${file}; store its sha256 instead (npm run keygen prints both)`,

@@ -20,8 +20,6 @@ export interface AuthFailure {
 export type AuthOutcome = { ok: true; identity: Identity } | AuthFailure;
 
 export interface Authenticator {
-  /** The credential kinds accepted; empty when anonymous access is in force (nothing is checked). */
-  readonly modes: ReadonlyArray<'api_key' | 'jwt'>;
   readonly anonymous: boolean;
   /** JWT verification mode, for the protected-resource metadata. */
   readonly jwtMode: JwtVerifier['mode'] | undefined;
@@ -114,7 +112,6 @@ export async function createAuthenticator(
         'Configure AUTH_API_KEYS_FILE or a JWT mode before exposing the gateway. !!!',
     );
     return {
-      modes: [],
       anonymous: true,
       jwtMode: undefined,
       authenticate: async () => ({ ok: true, identity: ANONYMOUS_IDENTITY }),
@@ -174,7 +171,6 @@ export async function createAuthenticator(
   }
 
   return {
-    modes: [...(keys ? (['api_key'] as const) : []), ...(jwt ? (['jwt'] as const) : [])],
     anonymous: false,
     jwtMode: jwt?.mode,
     authenticate,

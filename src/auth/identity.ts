@@ -42,17 +42,13 @@ function matcherFor(patterns: readonly string[]): Matcher {
   const key = JSON.stringify(patterns);
   let matcher = matcherCache.get(key);
   if (matcher === undefined) {
-    // DAG names and workspaces are single path segments: `*` matches any name, dots included.
+    // DAG names and workspaces are single path segments: `*` matches any name, dots included. A glob
+    // picomatch cannot compile (e.g. `[z-a]`) matches only its own literal text: a typo denies, never allows.
     matcher = picomatch([...patterns], { dot: true });
     if (matcherCache.size >= MATCHER_CACHE_LIMIT) matcherCache.clear();
     matcherCache.set(key, matcher);
   }
   return matcher;
-}
-
-/** Throws with a readable message when a glob cannot be compiled (used when keys and claims are loaded). */
-export function assertValidGlobs(patterns: readonly string[]): void {
-  for (const pattern of patterns) picomatch.makeRe(pattern, { dot: true });
 }
 
 const policies = new WeakMap<Identity, AccessPolicy>();

@@ -100,7 +100,7 @@ export function createJwksCache(url: string, options: JwksOptions = {}): JwksCac
       });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const text = await response.text();
-      if (text.length > maxBytes) throw new Error(`document larger than ${maxBytes} bytes`);
+      if (Buffer.byteLength(text) > maxBytes) throw new Error(`document larger than ${maxBytes} bytes`);
       const document = JSON.parse(text) as { keys?: unknown };
       if (!Array.isArray(document.keys)) throw new Error('no "keys" array');
       const next: VerificationKey[] = [];

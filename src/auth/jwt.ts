@@ -2,7 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fastifyJwt from '@fastify/jwt';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { assertValidGlobs, type Identity, isRole } from './identity.ts';
+import { type Identity, isRole } from './identity.ts';
 import { algorithmForKey, createJwksCache, type JwksCache, JwksKeyError, type JwksOptions } from './jwks.ts';
 import { type Log, silentLog } from './log.ts';
 
@@ -98,11 +98,6 @@ function globList(value: unknown): readonly string[] | undefined | false {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || value.length > MAX_ALLOWLIST) return false;
   if (!value.every((item) => typeof item === 'string' && item.length > 0 && item.length <= 256)) return false;
-  try {
-    assertValidGlobs(value as string[]);
-  } catch {
-    return false;
-  }
   return Object.freeze([...(value as string[])]);
 }
 

@@ -38,6 +38,11 @@ describe('access policy', () => {
     assert.equal(policy.canReadWorkspace('default'), false);
   });
 
+  it('lets a glob that cannot be compiled match nothing but its own literal text', () => {
+    const policy = accessPolicyFor(identity({ dags: ['[z-a]'] }));
+    for (const name of ['z', 'a', 'etl']) assert.equal(policy.canReadDag(name), false, name);
+  });
+
   it('allows nothing for an empty allowlist, and reuses the policy of an identity', () => {
     const restricted = identity({ dags: [] });
     const policy = accessPolicyFor(restricted);
