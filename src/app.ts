@@ -1,17 +1,21 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type AuditLog, createAuditLog } from './audit/audit-log.ts';
 import { redactArguments } from './audit/redact.ts';
+import { createAuthenticator } from './auth/authenticate.ts';
+import { accessPolicyFor } from './auth/identity.ts';
+import { authPlugin } from './auth/plugin.ts';
 import type { GatewayConfig } from './config.ts';
 import { createDaguClient } from './dagu/client.ts';
 import type { DaguClient } from './dagu/types.ts';
 import { healthRoutes } from './http/health.ts';
 import { mcpRoute } from './http/mcp-route.ts';
+import { advertisedAuthorizationServers, protectedResourceRoutes } from './http/protected-resource.ts';
+import { hostOriginHook } from './http/security.ts';
 import type { OperationRecord } from './mcp/operations.ts';
 import { createMcpEndpoint } from './mcp/server.ts';
 import { createMetrics, type GatewayMetrics } from './metrics/metrics.ts';
 import { createReadService } from './read/service.ts';
 import { TARGET_HANDLERS } from './read/targets/index.ts';
-import { UNRESTRICTED_ACCESS } from './read/types.ts';
 import { GATEWAY_VERSION } from './version.ts';
 
 export interface GatewayApp {
@@ -40,6 +44,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
   });
   const metrics = createMetrics();
   const audit = createAuditLog(config.auditLog, { metrics, log: app.log });
+  const authenticator = await createAuthenticator(config, app.log, { keys: { onReload: metrics.keyReload } });
   const dagu = createDaguClient(config.dagu, {
     onUpstream: (route, status, seconds) => metrics.observeUpstream(route, status, seconds),
   });
@@ -67,7 +72,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
       ...fromArguments,
       event: record.method === 'tools/call' ? 'mcp.tool_call' : 'mcp.resource_read',
       requestId: request?.requestId ?? 'unknown',
-      ...(request ? { identity: request.identity } : {}),
+      ...(request ? { identity: request.identity, identityKind: request.identityKind } : {}),
       ...(request?.clientName ? { clientName: request.clientName } : {}),
       ...(request?.clientVersion ? { clientVersion: request.clientVersion } : {}),
       ...(request?.protocolVersion ? { protocolVersion: request.protocolVersion } : {}),
@@ -89,6 +94,27 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     onError: (error) => app.log.debug({ err: error }, 'mcp transport error'),
   });
 
+  // DNS-rebinding protection on every route, before anything else runs.
+  app.addHook(
+    'onRequest',
+    hostOriginHook({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, audit }),
+  );
+  await app.register(protectedResourceRoutes, {
+    mcpPath: config.mcpPath,
+    publicUrl: config.publicUrl,
+    authorizationServers: advertisedAuthorizationServers(authenticator.jwtMode, config.auth.jwtIssuer),
+  });
+  await app.register(authPlugin, {
+    authenticator,
+    mcpPath: config.mcpPath,
+    publicUrl: config.publicUrl,
+    metrics,
+    audit,
+    limits: {
+      ratePerMinute: config.limits.rateLimitPerMinute,
+      maxConcurrent: config.limits.maxConcurrentCallsPerIdentity,
+    },
+  });
   await app.register(healthRoutes, {
     checks: [{ name: 'dagu', check: async (signal) => ({ ok: await dagu.ping(signal) }) }, audit.readiness],
   });
@@ -100,7 +126,13 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     handler: endpoint,
     bodyLimitBytes: config.limits.bodyLimitBytes,
     callDeadlineMs: config.limits.callDeadlineMs,
-    caller: () => ({ identity: 'anonymous', access: UNRESTRICTED_ACCESS }),
+    // Auth answers 401/403 before the body is parsed; limits need the parsed JSON-RPC method.
+    onRequest: [app.mcpAuth.onRequest],
+    preHandler: app.mcpAuth.preHandler,
+    caller: (request) => {
+      const identity = request.identity!;
+      return { identity: identity.id, identityKind: identity.kind, access: accessPolicyFor(identity) };
+    },
   });
 
   return {
@@ -110,6 +142,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     dagu,
     close: async () => {
       await app.close();
+      await authenticator.close();
       await dagu.close();
       audit.close();
     },

@@ -16,6 +16,7 @@ const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
 /** Who is calling, as established by the auth hooks that run before this route. */
 export interface Caller {
   identity: string;
+  identityKind: McpRequestFacts['identityKind'];
   access: AccessPolicy;
 }
 
@@ -88,6 +89,7 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
         requestId: String(request.id ?? randomUUID()),
         access: caller.access,
         identity: caller.identity,
+        identityKind: caller.identityKind,
         protocolVersion: typeof protocolVersion === 'string' ? protocolVersion.slice(0, 32) : undefined,
         clientName: info.name,
         clientVersion: info.version,

@@ -9,7 +9,9 @@ import type { AccessPolicy } from '../read/types.ts';
 export interface McpRequestFacts {
   requestId: string;
   access: AccessPolicy;
+  /** Key name, JWT `sub`, or `anonymous`: never a credential. */
   identity: string;
+  identityKind: 'api_key' | 'jwt' | 'anonymous';
   protocolVersion: string | undefined;
   clientName: string | undefined;
   clientVersion: string | undefined;
