@@ -53,7 +53,11 @@ if [ -z "$go_bin" ]; then
     done
   fi
 fi
-if [ -z "$go_bin" ] || [ ! -x "$go_bin" ]; then
+if [ -n "${GO:-}" ] && [ ! -x "$go_bin" ]; then
+  echo "build-dagu: cannot build Dagu $version: GO=$GO is not an executable Go toolchain" >&2
+  exit 1
+fi
+if [ -z "$go_bin" ]; then
   echo "build-dagu: cannot build Dagu $version: no Go toolchain found (looked on PATH and in /usr/local/go/bin); install Go or set GO=/path/to/go" >&2
   exit 1
 fi

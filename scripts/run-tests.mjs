@@ -33,15 +33,16 @@ let dagu;
 let child;
 let stopping;
 
+/** Stops the shared Dagu once; every caller waits for that one stop to finish. */
 async function stopDagu() {
-  if (dagu === undefined) return;
-  const instance = dagu;
-  dagu = undefined;
-  stopping ??= instance.stop();
-  await stopping;
+  if (stopping === undefined && dagu !== undefined) stopping = dagu.stop();
+  if (stopping !== undefined) await stopping;
 }
 
+let signalled = false;
 async function onSignal(signal) {
+  if (signalled) return;
+  signalled = true;
   if (child !== undefined && child.exitCode === null) child.kill(signal);
   await stopDagu();
   process.exit(signal === 'SIGINT' ? 130 : 143);

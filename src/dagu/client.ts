@@ -36,10 +36,17 @@ const PARAM_NOUNS: Readonly<Record<string, string>> = {
 const shownValue = (value: string) =>
   JSON.stringify(value.length > MAX_SHOWN_VALUE ? `${value.slice(0, MAX_SHOWN_VALUE)}…` : value);
 
+const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
+
 /**
- * True when Dagu would read the value as path structure, or could not receive it as one segment:
- * empty, `.` or `..`, containing `/` or `\` (Dagu decodes `%2F` and cleans paths itself), or not
- * well-formed Unicode (a lone surrogate cannot be encoded as UTF-8).
+ * True when the value cannot be sent to Dagu as the one path segment it is meant to be:
+ * - empty, `.` or `..`, or containing `/` or `\`: Dagu cleans paths, so these are path structure;
+ * - containing a percent-escape such as `%2F` or `%41`: Dagu decodes the escaped segment itself and,
+ *   on the `/dag-runs/{name}` routes of 1.30, decodes the name a second time (observed: the name
+ *   `x%2F..%2Ftwo-steps` reads the runs of `two-steps`; `two%2Dsteps` would read `two-steps`), so
+ *   such a value would name a different resource;
+ * - not well-formed Unicode (a lone surrogate cannot be encoded as UTF-8).
+ * No DAG, run, sub run or step with such a name can be read through Dagu's REST API.
  */
 export function isPathStructure(value: string): boolean {
   return (
@@ -48,6 +55,7 @@ export function isPathStructure(value: string): boolean {
     value === '..' ||
     value.includes('/') ||
     value.includes('\\') ||
+    PERCENT_ESCAPE.test(value) ||
     LONE_SURROGATE.test(value)
   );
 }

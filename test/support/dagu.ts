@@ -113,6 +113,21 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
+/** SIGKILL to the group, then wait (synchronously, at most 2 s) until it is gone: for exit paths. */
+function killGroupAndWait(pid: number | undefined): void {
+  if (pid === undefined) return;
+  killGroup(pid, 'SIGKILL');
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < 200; i++) {
+    try {
+      process.kill(-pid, 0);
+    } catch {
+      return;
+    }
+    Atomics.wait(pause, 0, 0, 10);
+  }
+}
+
 function tail(path: string, lines = 20): string {
   try {
     return readFileSync(path, 'utf8').trim().split('\n').slice(-lines).join('\n');
@@ -121,11 +136,43 @@ function tail(path: string, lines = 20): string {
   }
 }
 
+/** Synchronous clean-ups of the instances this process started and has not stopped yet. */
+const LIVE = new Set<() => void>();
+let lastResortInstalled = false;
+
+/**
+ * If this process exits or is ended by a signal before `stop()` ran (a test process killed by the
+ * runner, Ctrl-C), its Dagu processes are killed and their homes removed; the signal then takes its
+ * normal course.
+ */
+function installLastResort(): void {
+  if (lastResortInstalled) return;
+  lastResortInstalled = true;
+  const cleanUp = () => {
+    for (const clean of LIVE) clean();
+    LIVE.clear();
+  };
+  process.once('exit', cleanUp);
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const handlers = new Map<NodeJS.Signals, () => void>();
+  for (const signal of signals) {
+    const onSignal = () => {
+      cleanUp();
+      for (const [other, handler] of handlers) process.removeListener(other, handler);
+      process.kill(process.pid, signal);
+    };
+    handlers.set(signal, onSignal);
+    process.once(signal, onSignal);
+  }
+}
+
 /** Starts `dagu start-all` on free loopback ports with a fresh home and waits until it answers. */
 export async function startDagu(options: StartDaguOptions = {}): Promise<DaguInstance> {
   const binary = daguBinary();
   const home = mkdtempSync(join(tmpdir(), 'dagu-test-'));
   mkdirSync(join(home, 'dags'), { recursive: true });
+  // Dagu writes example DAGs into an empty DAGs folder on first start; tests want only their own.
+  writeFileSync(join(home, 'dags', '.examples-created'), '# no examples in tests\n');
   const [port, coordinatorPort] = [await freePort(), await freePort()];
   const logPath = join(home, 'dagu.log');
   const logFd = openSync(logPath, 'a');
@@ -139,6 +186,7 @@ export async function startDagu(options: StartDaguOptions = {}): Promise<DaguIns
     DAGU_COORDINATOR_HOST: '127.0.0.1',
     DAGU_COORDINATOR_PORT: String(coordinatorPort),
     DAGU_TZ: DAGU_TEST_TZ,
+    DAGU_SKIP_EXAMPLES: 'true',
     ...(options.token === undefined ? { DAGU_AUTH_MODE: 'none' } : { DAGU_AUTH_TOKEN: options.token }),
     ...options.env,
   };
@@ -152,14 +200,25 @@ export async function startDagu(options: StartDaguOptions = {}): Promise<DaguIns
   closeSync(logFd);
   const url = `http://127.0.0.1:${port}`;
   let stopped = false;
-  const emergencyStop = () => killGroup(child.pid, 'SIGKILL');
-  process.once('exit', emergencyStop);
+  const emergencyStop = () => {
+    killGroupAndWait(child.pid);
+    rmSync(home, { recursive: true, force: true });
+  };
+  LIVE.add(emergencyStop);
+  installLastResort();
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    process.removeListener('exit', emergencyStop);
+    LIVE.delete(emergencyStop);
     killGroup(child.pid, 'SIGTERM');
-    const done = await Promise.race([exited(child).then(() => true), sleep(5000).then(() => false)]);
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([
+      exited(child).then(() => true),
+      new Promise<boolean>((resolveLate) => {
+        timer = setTimeout(() => resolveLate(false), 5000);
+      }),
+    ]);
+    clearTimeout(timer);
     if (!done) {
       killGroup(child.pid, 'SIGKILL');
       await exited(child);

@@ -6,7 +6,7 @@ import {
   planDagList,
 } from '../../dagu/dialect.ts';
 import { scrubPaths } from '../../dagu/errors.ts';
-import { ReadError } from '../errors.ts';
+import { ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
 import { dagsSpecUri } from '../input/uri.ts';
 import { runStatusLabel } from '../status.ts';
@@ -42,6 +42,9 @@ import {
  *   them; `dag` and `dag_spec` still find them by name).
  * - An unknown DAG name is `resource_not_found` with close readable names in `details.didYouMean`.
  */
+
+/** Longest DAG name whose file `<name>.yaml` fits the 255-byte file-name limit of common file systems. */
+export const MAX_DAG_NAME_BYTES = 250;
 
 type LatestRun = {
   dagRunId: string;
@@ -139,6 +142,11 @@ const readDags: TargetHandler = async (request, deps, call) => {
 async function fetchDag(scope: ReadScope, route: string): Promise<{ body: Json; status: number }> {
   const name = scope.request.fields.name ?? '';
   assertDagReadable(scope, name);
+  // `<name>.yaml` must fit a file name (255 bytes). Dagu 1.30 answers a longer name with HTTP 200 and a
+  // load error instead of 404, so such a name is answered here: no DAG can have it.
+  if (Buffer.byteLength(name, 'utf8') > MAX_DAG_NAME_BYTES) {
+    throw readError.notFound(`${dagSubject(name)} does not exist.`);
+  }
   let response: Awaited<ReturnType<typeof fetchAny>>;
   try {
     response = await fetchAny(scope, { route, params: { fileName: name } });

@@ -313,10 +313,31 @@ async function runNotFound(scope: ReadScope, error: ReadError): Promise<ReadErro
   return withSuggestions(scope, missingDag, name);
 }
 
+/** The id of the newest run of DAG `name` (`GET /dag-runs/{name}/latest`). */
+async function resolveLatest(scope: ReadScope, name: string): Promise<string> {
+  let response: Awaited<ReturnType<typeof fetchAny>>;
+  try {
+    response = await fetchAny(scope, {
+      route: '/dag-runs/{name}/{dagRunId}',
+      params: { name, dagRunId: 'latest' },
+    });
+  } catch (error) {
+    if (error instanceof ReadError) throw await runNotFound(scope, error);
+    throw error;
+  }
+  if (!isSuccess(response))
+    throw await runNotFound(scope, failure(scope, response, runSubject(scope.request.fields)));
+  const details = object(object(response.body, 'the run details').dagRunDetails, 'dagRunDetails');
+  return text(details.dagRunId, 'dagRunDetails.dagRunId');
+}
+
 /** `dagRunDetails` of the addressed root or child run. */
 async function fetchRunDetails(scope: ReadScope): Promise<{ details: Json; status: number }> {
-  const { name = '', dagRunId = '', subRunId } = scope.request.fields;
+  const { name = '', subRunId } = scope.request.fields;
+  let { dagRunId = '' } = scope.request.fields;
   assertDagReadable(scope, name);
+  // Dagu resolves `latest` for a root run but not for the root of a sub run: resolve it first.
+  if (subRunId !== undefined && dagRunId === 'latest') dagRunId = await resolveLatest(scope, name);
   const route =
     subRunId === undefined
       ? '/dag-runs/{name}/{dagRunId}'

@@ -12,24 +12,28 @@ export function maxDistanceFor(length: number): number {
   return Math.max(1, Math.min(4, Math.floor(length / 3)));
 }
 
-/** Levenshtein distance of `a` and `b`, or `limit + 1` once it is certain to exceed `limit`. */
+/**
+ * Edit distance of `a` and `b` counting insertions, deletions, substitutions and swaps of two
+ * neighbouring characters (optimal string alignment), or `limit + 1` once it must exceed `limit`.
+ */
 export function boundedDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min(
-        (previous[j] ?? 0) + 1,
-        (current[j - 1] ?? 0) + 1,
-        (previous[j - 1] ?? 0) + cost,
-      );
+      let value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, (before[j - 2] ?? 0) + 1);
+      }
       current.push(value);
       if (value < rowMin) rowMin = value;
     }
     if (rowMin > limit) return limit + 1;
+    before = previous;
     previous = current;
   }
   return previous[b.length] ?? limit + 1;

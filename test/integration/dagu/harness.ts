@@ -1,0 +1,69 @@
+/**
+ * Calls the dags and runs target handlers directly against the real, seeded Dagu: input goes through
+ * the real input layer (resolveReadInput), the handler gets the real Dagu client.
+ */
+import { createDaguClient } from '../../../src/dagu/client.ts';
+import type { DaguClient } from '../../../src/dagu/types.ts';
+import { ReadError } from '../../../src/read/errors.ts';
+import type { TargetHandler } from '../../../src/read/handler.ts';
+import { resolveReadInput } from '../../../src/read/input/index.ts';
+import { DAG_HANDLERS } from '../../../src/read/targets/dags.ts';
+import { RUN_HANDLERS } from '../../../src/read/targets/runs.ts';
+import type { AccessPolicy, ResolvedRead } from '../../../src/read/types.ts';
+import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
+import { daguApi, type TestDagu } from '../../support/dagu.ts';
+
+export const HANDLERS: Readonly<Record<string, TargetHandler>> = { ...DAG_HANDLERS, ...RUN_HANDLERS };
+
+export type Data = Record<string, unknown>;
+
+export function clientFor(
+  dagu: Pick<TestDagu, 'url' | 'apiBase'>,
+  url = dagu.url,
+  token?: string,
+): DaguClient {
+  return createDaguClient({ url, apiBase: dagu.apiBase, token, timeoutMs: 10_000 });
+}
+
+export interface Reader {
+  /** Resolves the raw tool input and runs the handler; returns `data` and the resolved request. */
+  read(input: Record<string, unknown>, access?: AccessPolicy): Promise<{ data: Data; request: ResolvedRead }>;
+  /** Like `read`, but expects a ReadError and returns it. */
+  fail(input: Record<string, unknown>, access?: AccessPolicy): Promise<ReadError>;
+}
+
+export function readerFor(dagu: DaguClient): Reader {
+  async function read(input: Record<string, unknown>, access: AccessPolicy = UNRESTRICTED_ACCESS) {
+    const request = resolveReadInput(input);
+    const handler = HANDLERS[request.target];
+    if (handler === undefined) throw new Error(`no handler for ${request.target} in this harness`);
+    const result = await handler(request, { dagu }, { access });
+    return { data: result.data, request };
+  }
+  return {
+    read,
+    async fail(input, access) {
+      try {
+        await read(input, access);
+      } catch (error) {
+        if (error instanceof ReadError) return error;
+        throw error;
+      }
+      throw new Error(`expected ${JSON.stringify(input)} to fail`);
+    },
+  };
+}
+
+/** An access policy allowing only these DAG names. */
+export function onlyDags(...names: string[]): AccessPolicy {
+  return { canReadDag: (name) => names.includes(name), canReadWorkspace: () => true, unrestricted: false };
+}
+
+/** Counts of DAGs and of all runs (every date), read straight from Dagu. */
+export async function daguCounts(dagu: TestDagu): Promise<{ dags: number; runs: number }> {
+  const dags = (await daguApi(dagu, '/dags?perPage=200')).body as { pagination: { totalRecords: number } };
+  const runs = (await daguApi(dagu, '/dag-runs?fromDate=946684800')).body as { dagRuns: unknown[] | null };
+  return { dags: dags.pagination.totalRecords, runs: (runs.dagRuns ?? []).length };
+}
+
+export const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
