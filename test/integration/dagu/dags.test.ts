@@ -310,7 +310,7 @@ describe('more than 200 DAGs (Dagu caps perPage at 200 silently)', () => {
 
   it('did-you-mean finds names beyond the first page', async () => {
     const error = await bigReader.fail({ target: 'dag', name: 'bulk-204x' });
-    const suggestions = (error.details ?? {}).didYouMean as string[] | undefined;
+    const suggestions = error.details?.didYouMean as string[] | undefined;
     assert.ok(suggestions?.includes('bulk-204'), JSON.stringify(error.details));
   });
 });
