@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { quoteSheetName } from './cells.ts';
 import type { DateKind } from './dates.ts';
-import { decryptWorkbook } from './encryption.ts';
 import { fileError, toWorkbookError, WorkbookFormatError, WorkbookLimitError } from './errors.ts';
 import type { NamedRange, WorkbookBounds, WorkbookModel, WorkbookSheet, WorkbookTable } from './model.ts';
 import {
@@ -78,6 +77,8 @@ async function openPackage(request: ReadRequest, startedAt: number): Promise<Zip
     if (kind === 'cfb') {
       const file = await readAll(fd, stat.size);
       const budgetMs = bounds.deadlineMs - (performance.now() - startedAt);
+      // Loaded on demand: the crypto libraries cost every worker memory, and most files are not encrypted.
+      const { decryptWorkbook } = await import('./encryption.ts');
       const plain = await decryptWorkbook(file, { name, password: request.password, budgetMs });
       if (sniff(plain.subarray(0, SNIFF_BYTES)) !== 'zip')
         throw new WorkbookFormatError('the decrypted package is not a zip archive');
@@ -144,11 +145,7 @@ async function readPackage(zip: ZipPackage, request: ReadRequest): Promise<Workb
     : [];
   const stringsRel = rels.find((rel) => rel.type === 'sharedStrings' && !rel.external && zip.has(rel.target));
   const strings = stringsRel
-    ? await readSharedStrings(
-        zip.textChunks(stringsRel.target, bounds.maxPartBytes),
-        stringsRel.target,
-        bounds,
-      )
+    ? await readSharedStrings(zip.chunks(stringsRel.target, bounds.maxPartBytes), stringsRel.target, bounds)
     : new SharedStrings();
 
   const sheets: WorkbookSheet[] = [];
@@ -165,7 +162,7 @@ async function readPackage(zip: ZipPackage, request: ReadRequest): Promise<Workb
       tables = await readTables(zip, entry.name, await readRels(zip, rel.target, bounds), bounds);
       try {
         await streamSheet(
-          zip.textChunks(rel.target, bounds.maxSheetBytes),
+          zip.chunks(rel.target, bounds.maxSheetBytes),
           rel.target,
           { strings, dateKinds, dateSystem, maxCellChars: bounds.maxCellChars },
           profiler,

@@ -6,7 +6,7 @@
  * profile cap need.
  */
 import { WorkbookLimitError } from './errors.ts';
-import { maxTextRun, parseXmlChunks, unescapeXstring } from './xml.ts';
+import { maxTextRun, parseXmlStream, unescapeXstring } from './xml.ts';
 
 const NON_BLANK = 0;
 const WHITESPACE = 1;
@@ -72,7 +72,7 @@ export interface SharedStringLimits {
  * phonetic guides (`<rPh>`) are not part of the value.
  */
 export async function readSharedStrings(
-  chunks: AsyncIterable<string>,
+  chunks: AsyncIterable<Buffer>,
   part: string,
   limits: SharedStringLimits,
 ): Promise<SharedStrings> {
@@ -82,7 +82,7 @@ export async function readSharedStrings(
   let phonetic = 0;
   let text = '';
   let wasCut = false;
-  await parseXmlChunks(
+  await parseXmlStream(
     chunks,
     part,
     {

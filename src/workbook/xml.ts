@@ -4,6 +4,7 @@
  * (as Apache POI does for OOXML parts). Elements are matched by local name: writers such as the
  * Open XML SDK prefix every element (`<x:row>`).
  */
+import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { WorkbookFormatError, WorkbookLimitError } from './errors.ts';
 
@@ -81,40 +82,106 @@ export function parseXml(text: string, part: string, handlers: XmlHandlers): voi
 }
 
 /**
- * Parses a part from text chunks; `stop()` returning true ends the parse early (the rest is not
- * needed). saxes gathers a whole text node, attribute value or comment before handing it over, so
- * a run of `maxRun` characters without a `<` (one 400 MB cell, say) is refused before it is built.
- * Checking only across chunk boundaries suffices: a run longer than a chunk spans one.
+ * Decodes a part's bytes: UTF-8 (with or without a byte-order mark) or UTF-16LE with its mark.
+ * A character split between chunks is joined by the decoder.
  */
-export async function parseXmlChunks(
-  chunks: AsyncIterable<string>,
+export class PartDecoder {
+  private decoder: StringDecoder | undefined;
+  /** Known after the first chunk: whether the part is UTF-8 (byte offsets then match ASCII markup). */
+  utf8 = true;
+
+  constructor(private readonly part: string) {}
+
+  write(bytes: Buffer): string {
+    if (this.decoder === undefined) {
+      if (bytes[0] === 0xfe && bytes[1] === 0xff)
+        throw new WorkbookFormatError(`${this.part} is UTF-16BE, which is not supported`);
+      this.utf8 = !(bytes[0] === 0xff && bytes[1] === 0xfe);
+      this.decoder = new StringDecoder(this.utf8 ? 'utf8' : 'utf16le');
+    }
+    return this.decoder.write(bytes);
+  }
+
+  end(): string {
+    return this.decoder?.end() ?? '';
+  }
+}
+
+/**
+ * Watches the raw bytes of a streamed part, chunk by chunk:
+ * - saxes gathers a whole text node, attribute value or comment before handing it over, so a run
+ *   of `maxRun` bytes without a `<` (one 400 MB cell, say) is refused before it is built.
+ *   Checking across chunk boundaries suffices: a run longer than a chunk spans one.
+ * - `plain` stays true while the part has shown no comment, CDATA section, processing instruction
+ *   or DOCTYPE after its XML declaration (the sheet stream relies on it to hand over to the skimmer).
+ * Both hold for UTF-8; a UTF-16 part is never handed over, and its runs count double.
+ */
+export class MarkupGuard {
+  plain = true;
+  private run = 0;
+  private started = false;
+  private endsWithLt = false;
+
+  constructor(
+    private readonly part: string,
+    private readonly maxRun: number,
+  ) {}
+
+  check(chunk: Buffer): void {
+    const first = chunk.indexOf(LT);
+    if (first === -1) this.run += chunk.length;
+    else {
+      this.run += first;
+      if (this.run <= this.maxRun) this.run = chunk.length - chunk.lastIndexOf(LT) - 1;
+    }
+    if (this.run > this.maxRun)
+      throw new WorkbookLimitError(`${this.part} holds a text or tag longer than ${this.maxRun} bytes`);
+    if (this.plain) {
+      let from = 0;
+      if (!this.started) {
+        this.started = true;
+        const at = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
+        if (chunk.indexOf('<?xml', at) === at) {
+          const end = chunk.indexOf('?>', at);
+          from = end === -1 ? chunk.length : end + 2;
+        }
+      }
+      const c0 = chunk[0];
+      if (
+        chunk.indexOf('<!', from) !== -1 ||
+        chunk.indexOf('<?', from) !== -1 ||
+        (this.endsWithLt && (c0 === 0x21 || c0 === 0x3f))
+      )
+        this.plain = false;
+    }
+    this.endsWithLt = chunk[chunk.length - 1] === LT;
+  }
+}
+
+const LT = 0x3c;
+
+/** Parses a streamed part (raw bytes) under a MarkupGuard. */
+export async function parseXmlStream(
+  chunks: AsyncIterable<Buffer>,
   part: string,
   handlers: XmlHandlers,
-  options: { maxRun: number; stop?: () => boolean },
+  options: { maxRun: number },
 ): Promise<void> {
   const parser = createParser(part, handlers);
-  const { maxRun, stop } = options;
-  let run = 0;
+  const guard = new MarkupGuard(part, options.maxRun);
+  const decoder = new PartDecoder(part);
   try {
     for await (const chunk of chunks) {
-      const first = chunk.indexOf('<');
-      if (first === -1) run += chunk.length;
-      else {
-        run += first;
-        if (run <= maxRun) run = chunk.length - chunk.lastIndexOf('<') - 1;
-      }
-      if (run > maxRun)
-        throw new WorkbookLimitError(`${part} holds a text or tag longer than ${maxRun} characters`);
-      parser.write(chunk);
-      if (stop?.()) return;
+      guard.check(chunk);
+      parser.write(decoder.write(chunk));
     }
-    parser.close();
+    parser.write(decoder.end()).close();
   } catch (error) {
     throw xmlError(error, part);
   }
 }
 
-/** The longest markup-free run a part may hold: room for any cell text the limit keeps, entity-encoded. */
+/** The longest markup-free run (bytes) a part may hold: room for any cell text the limit keeps, entity-encoded. */
 export function maxTextRun(maxCellChars: number): number {
   return Math.max(maxCellChars * 16, 1024 * 1024);
 }
