@@ -1,0 +1,57 @@
+/**
+ * Checks a workbook path before any worker starts: the extension, the configured roots, and what
+ * the path is. With WORKBOOK_ROOTS set, a path outside every root (after `..` and symbolic links
+ * are resolved) gets the same answer whether or not it exists, so the check reveals nothing.
+ */
+import { realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ReadError } from '../read/errors.ts';
+import { fileError, workbookErrors } from './errors.ts';
+
+export interface LocatedWorkbook {
+  /** Absolute path with `..` and symbolic links resolved: what is read and reported as `data.path`. */
+  resolved: string;
+  /** The file name as supplied, for messages. */
+  name: string;
+  size: number;
+}
+
+const EXTENSIONS = new Set(['.xlsx', '.xlsm']);
+
+/** The real path of `target`, or of its deepest existing ancestor joined with the rest. */
+async function realpathLenient(target: string): Promise<string> {
+  try {
+    return await realpath(target);
+  } catch {
+    const parent = path.dirname(target);
+    if (parent === target) return target;
+    return path.join(await realpathLenient(parent), path.basename(target));
+  }
+}
+
+function isInside(child: string, root: string): boolean {
+  const relative = path.relative(root, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+export async function locateWorkbook(
+  input: string,
+  roots: readonly string[] | undefined,
+): Promise<LocatedWorkbook> {
+  const name = path.basename(input);
+  if (!EXTENSIONS.has(path.extname(input).toLowerCase())) throw workbookErrors.extension(name);
+  const resolved = await realpathLenient(path.resolve(input));
+  if (roots !== undefined) {
+    const realRoots = await Promise.all(roots.map((root) => realpathLenient(path.resolve(root))));
+    if (!realRoots.some((root) => isInside(resolved, root))) throw workbookErrors.outsideRoots(name);
+  }
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(resolved);
+  } catch (error) {
+    throw fileError(error, name) satisfies ReadError;
+  }
+  if (info.isDirectory()) throw workbookErrors.directory(name);
+  if (!info.isFile()) throw workbookErrors.notWorkbook(name, 'not a regular file');
+  return { resolved, name, size: info.size };
+}
