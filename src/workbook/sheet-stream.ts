@@ -30,12 +30,13 @@ export function lastRowEnd(bytes: Buffer): number {
   return -1;
 }
 
+/** Resolves to whether the skimmer took over (for tests and diagnostics). */
 export async function streamSheet(
   chunks: AsyncIterable<Buffer>,
   part: string,
   context: SheetContext,
   profiler: SheetProfiler,
-): Promise<void> {
+): Promise<{ skimmed: boolean }> {
   const assembler = new RowAssembler(context, profiler);
   const parser = createParser(part, {
     open: (local, tag) => assembler.openTag(local, tag.name, tag.attributes),
@@ -60,10 +61,11 @@ export async function streamSheet(
           skimmer.write(chunk.subarray(cut));
         }
       }
-      if (assembler.done) return;
+      if (assembler.done) return { skimmed: skimmer !== undefined };
     }
     if (skimmer !== undefined) skimmer.end();
     else parser.write(decoder.end()).close();
+    return { skimmed: skimmer !== undefined };
   } catch (error) {
     throw xmlError(error, part);
   }
