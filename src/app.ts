@@ -28,14 +28,33 @@ export interface GatewayApp {
 }
 
 export interface BuildOptions {
-  /** Pino logger options or `false` (tests). Default: JSON logs at the configured level. */
-  logger?: boolean | { level: string };
+  /** `false` silences the application log; a `stream` receives its JSON lines (tests read them). */
+  logger?: false | { level?: string; stream?: NodeJS.WritableStream };
 }
+
+/**
+ * Request log lines carry the path only: a query string may hold a credential someone sent where the
+ * gateway never reads one, and it must not reach the log either.
+ */
+const LOG_SERIALIZERS = {
+  req: (request: { method: string; url: string; ip?: string }) => ({
+    method: request.method,
+    url: request.url.split('?')[0],
+    remoteAddress: request.ip,
+  }),
+};
 
 /** Builds the whole gateway from its configuration: every expensive object is created here, once. */
 export async function buildApp(config: GatewayConfig, options: BuildOptions = {}): Promise<GatewayApp> {
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: options.logger?.level ?? config.logLevel,
+            serializers: LOG_SERIALIZERS,
+            ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
+          },
     bodyLimit: config.limits.bodyLimitBytes,
     // A `__proto__` key in tool arguments must reach our validator (design §1b), not fail JSON parsing.
     onProtoPoisoning: 'ignore',
