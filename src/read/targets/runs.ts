@@ -16,6 +16,7 @@ import { foreachItemsUri, type RunRef, runLogsUri, runUri, stepLogUri } from '..
 import { NODE_STATUS_WAITING, nodeStatusLabel, runStatusLabel } from '../status.ts';
 import type { ReadTarget } from '../targets.ts';
 import { toRfc3339Millis } from '../time.ts';
+import { EMPTY_LOG, type LogPart, parseLogBody } from './log.ts';
 import {
   assertDagReadable,
   dagExists,
@@ -230,36 +231,6 @@ export function buildRunDetail(
   return data;
 }
 
-export interface LogPart {
-  content: string;
-  lineCount: number;
-  totalLines: number;
-  hasMore: boolean;
-}
-
-const count = (value: unknown) =>
-  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
-
-/** Dagu's `Log` body; an empty file answers `{content: ""}` without counters. */
-export function logPartOf(body: unknown): LogPart {
-  const log = object(body, 'the log');
-  const content = text(log.content, 'log.content');
-  const lineCount = count(log.lineCount);
-  return {
-    content,
-    lineCount,
-    totalLines: Math.max(count(log.totalLines), lineCount),
-    hasMore: log.hasMore === true,
-  };
-}
-
-export const EMPTY_LOG: Readonly<LogPart> = Object.freeze({
-  content: '',
-  lineCount: 0,
-  totalLines: 0,
-  hasMore: false,
-});
-
 /** Run details plus the scheduler log as the contract's run-log model. */
 export function buildRunLogs(details: Json, schedulerLog: LogPart): Json {
   const name = text(details.name, 'dagRunDetails.name');
@@ -423,7 +394,7 @@ const readRunLogs: TargetHandler = async (request, deps, call) => {
     query: [['tail', tail]],
   });
   let log: LogPart;
-  if (isSuccess(response)) log = logPartOf(response.body);
+  if (isSuccess(response)) log = parseLogBody(response.body);
   else if (isMissingSchedulerLog(deps.dagu.generation, response)) log = { ...EMPTY_LOG };
   else throw failure(scope, response, runSubject(request.fields));
   return { data: buildRunLogs(details, log), upstreamStatus: response.status };

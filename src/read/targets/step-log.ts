@@ -4,6 +4,7 @@ import { ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
 import type { ReadTarget } from '../targets.ts';
 import type { CallContext, ReadQuery, ResolvedRead } from '../types.ts';
+import { EMPTY_LOG, type LogPart, parseLogBody } from './log.ts';
 
 /**
  * `step_log`: the stdout and stderr of one step of a root run, a child run, or (Dagu 2.x only) a body
@@ -52,43 +53,8 @@ export function planStepLog(query: ReadQuery | undefined): StepLogPlan {
     : { streams: [only], only, positioning };
 }
 
-/** One stream as Dagu's `Log` schema describes it, with counters defaulted. */
-export interface LogPart {
-  content: string;
-  lineCount: number;
-  totalLines: number;
-  hasMore: boolean;
-  isEstimate: boolean;
-}
-
-export const EMPTY_LOG: Readonly<LogPart> = Object.freeze({
-  content: '',
-  lineCount: 0,
-  totalLines: 0,
-  hasMore: false,
-  isEstimate: false,
-});
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
-}
-
-/** Reads Dagu's `Log` body (`content` required; counters optional, absent for an empty file). */
-export function parseLogBody(body: unknown): LogPart {
-  if (!isRecord(body) || typeof body.content !== 'string') {
-    throw readError.internal('Dagu answered a step log read with a body that has no log content.');
-  }
-  return {
-    content: body.content,
-    lineCount: count(body.lineCount),
-    totalLines: count(body.totalLines),
-    hasMore: body.hasMore === true,
-    isEstimate: body.isEstimate === true,
-  };
 }
 
 /** The contract's step-log model: both contents, counters of stdout unless only stderr was asked for. */

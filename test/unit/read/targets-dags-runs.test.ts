@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { dagListItem, latestRunOf, paginationOf } from '../../../src/read/targets/dags.ts';
+import { EMPTY_LOG, parseLogBody } from '../../../src/read/targets/log.ts';
 import {
   buildRunDetail,
   buildRunLogs,
-  logPartOf,
   logRootsOf,
   nodesInExecutionOrder,
   redactLogPaths,
@@ -294,7 +294,7 @@ describe('runs mapping (Dagu 2.x DAGRunSummary / DAGRunDetails shapes)', () => {
   });
 
   it('run logs: scheduler log plus one entry per step with stream flags', () => {
-    const log = logPartOf({
+    const log = parseLogBody({
       content: 'a\nb',
       lineCount: 2,
       totalLines: 40,
@@ -302,7 +302,13 @@ describe('runs mapping (Dagu 2.x DAGRunSummary / DAGRunDetails shapes)', () => {
       isEstimate: false,
     });
     const data = buildRunLogs(details2x, log);
-    assert.deepEqual(data.schedulerLog, { content: 'a\nb', lineCount: 2, totalLines: 40, hasMore: true });
+    assert.deepEqual(data.schedulerLog, {
+      content: 'a\nb',
+      lineCount: 2,
+      totalLines: 40,
+      hasMore: true,
+      isEstimate: false,
+    });
     const stepLogs = data.stepLogs as Array<Record<string, unknown>>;
     assert.equal(stepLogs.length, 8);
     assert.deepEqual(stepLogs[0], {
@@ -320,13 +326,8 @@ describe('runs mapping (Dagu 2.x DAGRunSummary / DAGRunDetails shapes)', () => {
   });
 
   it('an empty log file answers content without counters', () => {
-    assert.deepEqual(logPartOf({ content: '' }), {
-      content: '',
-      lineCount: 0,
-      totalLines: 0,
-      hasMore: false,
-    });
-    assert.throws(() => logPartOf({ lines: [] }), { code: 'internal_error' });
+    assert.deepEqual(parseLogBody({ content: '' }), EMPTY_LOG);
+    assert.throws(() => parseLogBody({ lines: [] }), { code: 'internal_error' });
   });
 
   it("log roots are Dagu's log folders, never a bare root", () => {

@@ -2,13 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DaguClient, DaguRequest, DaguResponse } from '../../../src/dagu/types.ts';
 import { ReadError } from '../../../src/read/errors.ts';
+import { EMPTY_LOG, parseLogBody } from '../../../src/read/targets/log.ts';
 import {
   buildStepLogData,
   classifyLogFailure,
   DEFAULT_TAIL,
-  EMPTY_LOG,
   foreachItemHasBodyStep,
-  parseLogBody,
   planStepLog,
   stepLogHandlers,
 } from '../../../src/read/targets/step-log.ts';
