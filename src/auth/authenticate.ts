@@ -1,4 +1,4 @@
-import { isLoopbackHost } from '../config.ts';
+import { type GatewayConfig, isLoopbackHost } from '../config.ts';
 import { type ApiKeyStore, type ApiKeyStoreOptions, createApiKeyStore } from './api-keys.ts';
 import { ANONYMOUS_IDENTITY, type Identity } from './identity.ts';
 import { createJwtVerifier, type JwtSettings, type JwtVerifier, looksLikeJwt } from './jwt.ts';
@@ -29,19 +29,8 @@ export interface Authenticator {
   close(): Promise<void>;
 }
 
-export interface AuthenticatorConfig {
-  /** The listen address; anonymous access without AUTH_ALLOW_ANONYMOUS is allowed only on loopback. */
-  host: string;
-  auth: {
-    apiKeysFile: string | undefined;
-    jwtSecret: string | undefined;
-    jwtPublicKey: string | undefined;
-    jwksUrl: string | undefined;
-    jwtIssuer: string | undefined;
-    jwtAudience: string | undefined;
-    allowAnonymous: boolean;
-  };
-}
+/** The listen address (anonymous access without AUTH_ALLOW_ANONYMOUS is loopback-only) and the auth settings. */
+export type AuthenticatorConfig = Pick<GatewayConfig, 'host' | 'auth'>;
 
 export interface AuthenticatorOptions {
   /** The surface a key must list to be accepted. Default `mcp`. */
