@@ -29,12 +29,13 @@ const WORKER_URL = new URL(FROM_SOURCES ? './worker.ts' : './worker.js', SELF);
  * module on Node 20).
  */
 function newWorker(heapMb: number): Worker {
-  const resourceLimits = { maxOldGenerationSizeMb: heapMb };
-  if (!FROM_SOURCES) return new Worker(WORKER_URL, { resourceLimits });
+  // No inherited flags: the parent's (`--input-type`, `--test`, …) can make a worker fail to start.
+  const options = { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: heapMb } };
+  if (!FROM_SOURCES) return new Worker(WORKER_URL, options);
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   const entry = JSON.stringify(WORKER_URL.href);
   const bootstrap = `import(${tsx}).then((tsx) => { tsx.register(); return import(${entry}); });`;
-  return new Worker(bootstrap, { eval: true, resourceLimits });
+  return new Worker(bootstrap, { ...options, eval: true });
 }
 
 interface Job {

@@ -107,10 +107,11 @@ async function readRels(zip: ZipPackage, part: string, bounds: WorkbookBounds): 
   return parseRels(await zip.readText(relsPart, bounds.maxPartBytes), part, relsPart);
 }
 
-function namedRanges(info: WorkbookInfo): NamedRange[] {
+/** Defined names as listed; a formula longer than a cell may hold (Excel allows 8,192 characters) is cut. */
+function namedRanges(info: WorkbookInfo, maxChars: number): NamedRange[] {
   return info.definedNames.map((name) => ({
     name: name.name,
-    refers_to: name.refersTo,
+    refers_to: name.refersTo.length > maxChars ? `${name.refersTo.slice(0, maxChars)}…` : name.refersTo,
     scope: name.localSheetId === undefined ? '' : (info.sheets[name.localSheetId]?.name ?? ''),
   }));
 }
@@ -177,7 +178,13 @@ async function readPackage(zip: ZipPackage, request: ReadRequest): Promise<Workb
     sheets.push(result.sheet);
     warnings.push(...result.warnings);
   }
-  return { path: request.path, date_system: dateSystem, sheets, named_ranges: namedRanges(info), warnings };
+  return {
+    path: request.path,
+    date_system: dateSystem,
+    sheets,
+    named_ranges: namedRanges(info, bounds.maxCellChars),
+    warnings,
+  };
 }
 
 /** Reads and profiles one workbook; every failure is a ReadError carrying the file name. */
