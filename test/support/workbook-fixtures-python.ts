@@ -1,0 +1,72 @@
+/**
+ * Cross-check fixtures from an independent writer: Python's openpyxl (workbooks) and
+ * msoffcrypto-tool (agile encryption), so the reader is not only tested on exceljs files.
+ * Needs `python3` with `openpyxl` and `msoffcrypto-tool`; tests skip with the reason otherwise.
+ */
+import { spawnSync } from 'node:child_process';
+
+export const PYTHON_PASSWORD = 'Pa55 word';
+
+const SCRIPT = `import sys, datetime, io
+import openpyxl
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.table import Table
+from openpyxl.utils.datetime import CALENDAR_MAC_1904
+import msoffcrypto
+from msoffcrypto.format.ooxml import OOXMLFile
+out = sys.argv[1]
+wb = openpyxl.Workbook()
+ws = wb.active
+ws.title = 'People'
+ws.append(['name', 'born', 'joined', 'score', 'rank', 'active', 'code'])
+rows = [
+  ['Ada', datetime.date(1815, 12, 10), datetime.datetime(2020, 1, 2, 9, 30, 0), 91.5, 1, True, '007'],
+  ['Alan', datetime.date(1912, 6, 23), datetime.datetime(2021, 3, 4, 17, 45, 30), 88.25, 2, False, '042'],
+  ['Grace', datetime.date(1906, 12, 9), datetime.datetime(2019, 7, 1, 0, 0, 0), 95, 3, True, '007'],
+  ['Linus', datetime.date(1969, 12, 28), datetime.datetime(2022, 12, 31, 23, 59, 59), 'n/a', 4, True, '100'],
+]
+for r in rows: ws.append(r)
+for r in range(2, 6):
+  ws.cell(r, 2).number_format = 'yyyy-mm-dd'
+  ws.cell(r, 3).number_format = 'yyyy-mm-dd hh:mm:ss'
+ws.row_dimensions[3].hidden = True
+ws.add_table(Table(displayName='PeopleTable', ref='A1:G5'))
+wb.defined_names['Scores'] = DefinedName('Scores', attr_text='People!$D$2:$D$5')
+ws.defined_names['LocalTop'] = DefinedName('LocalTop', attr_text='People!$A$1')
+titled = wb.create_sheet('Titled')
+titled['A1'] = 'Report title'
+titled.append([])
+titled.append(['region', 'total'])
+titled.append(['north', 10])
+titled.append(['south', 20])
+secret = wb.create_sheet('Secret'); secret.sheet_state = 'hidden'; secret.append(['k', 'v']); secret.append(['a', 1])
+deep = wb.create_sheet('Deep'); deep.sheet_state = 'veryHidden'; deep.append(['x', 'y']); deep.append([1, 2])
+wb.save(out + '/openpyxl.xlsx')
+
+mac = openpyxl.Workbook(); mac.epoch = CALENDAR_MAC_1904
+m = mac.active; m.title = 'Mac'
+m.append(['day', 'stamp']); m.append([datetime.date(2024, 1, 15), datetime.datetime(2024, 1, 15, 8, 30, 0)])
+m.append([datetime.date(1904, 1, 2), datetime.datetime(2000, 2, 29, 12, 0, 0)])
+for r in range(2, 4):
+  m.cell(r, 1).number_format = 'yyyy-mm-dd'; m.cell(r, 2).number_format = 'yyyy-mm-dd hh:mm:ss'
+mac.save(out + '/openpyxl-1904.xlsx')
+
+with open(out + '/openpyxl.xlsx', 'rb') as f, open(out + '/msoffcrypto.xlsx', 'wb') as o:
+  OOXMLFile(f).encrypt('Pa55 word', o)
+print('ok')
+`;
+
+/** Why the Python fixtures cannot be made here, or undefined when they can. */
+export function pythonUnavailable(): string | undefined {
+  const probe = spawnSync('python3', ['-c', 'import openpyxl, msoffcrypto'], { encoding: 'utf8' });
+  if (probe.error !== undefined) return `python3 not available (${probe.error.message})`;
+  if (probe.status !== 0)
+    return `python3 lacks openpyxl or msoffcrypto-tool: ${probe.stderr.trim().split('\n').pop()}`;
+  return undefined;
+}
+
+/** Writes openpyxl.xlsx, openpyxl-1904.xlsx and msoffcrypto.xlsx into `dir`. */
+export function writePythonFixtures(dir: string): void {
+  const run = spawnSync('python3', ['-', dir], { input: SCRIPT, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`python fixtures failed: ${run.stderr}`);
+}
