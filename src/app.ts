@@ -91,7 +91,9 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
       ...fromArguments,
       event: record.method === 'tools/call' ? 'mcp.tool_call' : 'mcp.resource_read',
       requestId: request?.requestId ?? 'unknown',
-      ...(request ? { identity: request.identity, identityKind: request.identityKind } : {}),
+      ...(request
+        ? { identity: request.identity, identityKind: request.identityKind, role: request.role }
+        : {}),
       ...(request?.clientName ? { clientName: request.clientName } : {}),
       ...(request?.clientVersion ? { clientVersion: request.clientVersion } : {}),
       ...(request?.protocolVersion ? { protocolVersion: request.protocolVersion } : {}),
@@ -150,7 +152,12 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     preHandler: app.mcpAuth.preHandler,
     caller: (request) => {
       const identity = request.identity!;
-      return { identity: identity.id, identityKind: identity.kind, access: accessPolicyFor(identity) };
+      return {
+        identity: identity.id,
+        identityKind: identity.kind,
+        role: identity.role,
+        access: accessPolicyFor(identity),
+      };
     },
   });
 

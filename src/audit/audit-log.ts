@@ -15,6 +15,8 @@ export interface AuditEntry extends AuditArgumentFields {
   /** Key name, JWT `sub`, or `anonymous`; absent when the request was not authenticated. */
   identity?: string;
   identityKind?: 'api_key' | 'jwt' | 'anonymous';
+  /** The identity's role (viewer … admin). */
+  role?: string;
   clientName?: string;
   clientVersion?: string;
   protocolVersion?: string;
@@ -40,6 +42,7 @@ const COLUMNS: ReadonlyArray<readonly [keyof AuditEntry, string]> = [
   ['requestId', 'request_id'],
   ['identity', 'identity'],
   ['identityKind', 'identity_kind'],
+  ['role', 'role'],
   ['clientName', 'client_name'],
   ['clientVersion', 'client_version'],
   ['protocolVersion', 'protocol_version'],

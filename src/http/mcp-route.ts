@@ -17,6 +17,7 @@ const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
 export interface Caller {
   identity: string;
   identityKind: McpRequestFacts['identityKind'];
+  role: string;
   access: AccessPolicy;
 }
 
@@ -83,15 +84,19 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
     handler: async (request, reply) => {
       const lifted = liftArguments(request.body);
       const caller = options.caller(request);
+      // Legacy clients name themselves only in `initialize`, which a stateless server never sees
+      // again: the User-Agent is the best name left for their later calls.
       const info = clientInfo(request.body);
+      const userAgent = request.headers['user-agent'];
       const protocolVersion = request.headers['mcp-protocol-version'];
       const facts: McpRequestFacts = {
         requestId: String(request.id ?? randomUUID()),
         access: caller.access,
         identity: caller.identity,
         identityKind: caller.identityKind,
+        role: caller.role,
         protocolVersion: typeof protocolVersion === 'string' ? protocolVersion.slice(0, 32) : undefined,
-        clientName: info.name,
+        clientName: info.name ?? (typeof userAgent === 'string' ? userAgent.slice(0, 128) : undefined),
         clientVersion: info.version,
         signal: AbortSignal.timeout(options.callDeadlineMs),
         ...(lifted.raw ? { rawArguments: lifted.raw } : {}),

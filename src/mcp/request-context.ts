@@ -12,6 +12,7 @@ export interface McpRequestFacts {
   /** Key name, JWT `sub`, or `anonymous`: never a credential. */
   identity: string;
   identityKind: 'api_key' | 'jwt' | 'anonymous';
+  role: string;
   protocolVersion: string | undefined;
   clientName: string | undefined;
   clientVersion: string | undefined;

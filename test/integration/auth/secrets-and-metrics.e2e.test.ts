@@ -131,6 +131,8 @@ describe('secrets never reach the audit log, the application log or /metrics', (
       assert.equal(line.event, 'mcp.tool_call');
       assert.equal(line.identity, 'secret-user');
       assert.equal(line.identity_kind, 'api_key');
+      assert.equal(typeof line.role, 'string');
+      assert.equal(typeof line.client_name, 'string', 'legacy and modern calls both name their client');
       assert.equal(line.workbook_path, WORKBOOK);
       assert.equal(line.has_password, true);
       assert.equal(typeof line.outcome, 'string');
