@@ -7,4 +7,8 @@ export interface TargetDeps {
 }
 
 /** One read target: takes a validated request, returns the contract's `data` or throws a ReadError. */
-export type TargetHandler = (request: ResolvedRead, deps: TargetDeps, call: CallContext) => Promise<TargetResult>;
+export type TargetHandler = (
+  request: ResolvedRead,
+  deps: TargetDeps,
+  call: CallContext,
+) => Promise<TargetResult>;
