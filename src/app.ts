@@ -17,6 +17,7 @@ import { createMetrics, type GatewayMetrics } from './metrics/metrics.ts';
 import { createReadService } from './read/service.ts';
 import { TARGET_HANDLERS } from './read/targets/index.ts';
 import { GATEWAY_VERSION } from './version.ts';
+import { createWorkbookReader } from './workbook/index.ts';
 
 export interface GatewayApp {
   app: FastifyInstance;
@@ -67,7 +68,8 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
   const dagu = createDaguClient(config.dagu, {
     onUpstream: (route, status, seconds) => metrics.observeUpstream(route, status, seconds),
   });
-  const reads = createReadService({ dagu }, TARGET_HANDLERS);
+  const workbook = createWorkbookReader(config.workbook);
+  const reads = createReadService({ dagu, workbook }, TARGET_HANDLERS);
 
   const observe = (record: OperationRecord) => {
     const { outcome, request } = record;
@@ -169,6 +171,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     close: async () => {
       await app.close();
       await authenticator.close();
+      await workbook.close();
       await dagu.close();
       audit.close();
     },

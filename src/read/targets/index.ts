@@ -7,6 +7,7 @@ import { RUN_HANDLERS } from './runs.ts';
 import { searchHandlers } from './search.ts';
 import { stepLogHandlers } from './step-log.ts';
 import { wikiHandlers } from './wiki.ts';
+import { workbookHandlers } from './workbook.ts';
 
 /** Every target served by the read service, one module per family. */
 export const TARGET_HANDLERS: Readonly<Partial<Record<ReadTarget, TargetHandler>>> = {
@@ -17,4 +18,5 @@ export const TARGET_HANDLERS: Readonly<Partial<Record<ReadTarget, TargetHandler>
   ...foreachHandlers,
   ...searchHandlers,
   ...wikiHandlers,
+  ...workbookHandlers,
 };

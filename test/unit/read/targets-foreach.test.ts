@@ -11,6 +11,7 @@ import {
 } from '../../../src/read/targets/foreach.ts';
 import type { AccessPolicy, CallContext, ReadFields, ResolvedRead } from '../../../src/read/types.ts';
 import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
+import { NO_WORKBOOK } from '../../support/read-deps.ts';
 
 function fakeDagu(
   generation: 1 | 2,
@@ -299,13 +300,13 @@ describe('foreach handlers', () => {
   test('Dagu 1.x: resource_unavailable naming the version requirement, no call', async () => {
     const dagu = fakeDagu(1, () => assert.fail('no call expected'));
     const items = await rejectsWith(
-      readItems(read('foreach_items', {}), { dagu }, OPEN),
+      readItems(read('foreach_items', {}), { dagu, workbook: NO_WORKBOOK }, OPEN),
       'resource_unavailable',
     );
     assert.match(items.message, /Dagu 2\.x/);
     assert.equal(items.target, 'foreach_items');
     const item = await rejectsWith(
-      readItem(read('foreach_item', { item: '0' }), { dagu }, OPEN),
+      readItem(read('foreach_item', { item: '0' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
       'resource_unavailable',
     );
     assert.match(item.message, /Dagu 1\.x has no foreach/);
@@ -314,17 +315,24 @@ describe('foreach handlers', () => {
   test('a Dagu 2.x without the foreach routes (router 404, plain text) is resource_unavailable', async () => {
     const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
     const items = await rejectsWith(
-      readItems(read('foreach_items', {}), { dagu }, OPEN),
+      readItems(read('foreach_items', {}), { dagu, workbook: NO_WORKBOOK }, OPEN),
       'resource_unavailable',
     );
     assert.match(items.message, /foreach REST routes/);
-    await rejectsWith(readItem(read('foreach_item', { item: '0' }), { dagu }, OPEN), 'resource_unavailable');
+    await rejectsWith(
+      readItem(read('foreach_item', { item: '0' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
+      'resource_unavailable',
+    );
   });
 
   test('unauthorized before any call', async () => {
     const dagu = fakeDagu(2, () => assert.fail('no call expected'));
     const error = await rejectsWith(
-      readItems(read('foreach_items', { name: 'secret' }), { dagu }, { access: NO_SECRET }),
+      readItems(
+        read('foreach_items', { name: 'secret' }),
+        { dagu, workbook: NO_WORKBOOK },
+        { access: NO_SECRET },
+      ),
       'unauthorized',
     );
     assert.equal(error.uri, 'dagu://runs/fan/r1/steps/each/foreach');
@@ -334,7 +342,7 @@ describe('foreach handlers', () => {
     const dagu = fakeDagu(2, () => ({ status: 200, body: LIST_BODY }));
     const result = await readItems(
       read('foreach_items', { subRunId: 'c1' }, 'status=failed&perPage=500&page=2&parent=1.inner'),
-      { dagu },
+      { dagu, workbook: NO_WORKBOOK },
       OPEN,
     );
     assert.equal(
@@ -361,7 +369,11 @@ describe('foreach handlers', () => {
       status: 200,
       body: { item: '0', index: 0, key: 'a', status: 4, statusLabel: 'succeeded', steps: [] },
     }));
-    const result = await readItem(read('foreach_item', { item: '0' }), { dagu: ok }, OPEN);
+    const result = await readItem(
+      read('foreach_item', { item: '0' }),
+      { dagu: ok, workbook: NO_WORKBOOK },
+      OPEN,
+    );
     assert.equal(ok.calls[0]?.route, '/dag-runs/{name}/{dagRunId}/steps/{stepName}/foreach/{item}');
     assert.deepEqual(result.data.steps, []);
 
@@ -370,7 +382,7 @@ describe('foreach handlers', () => {
       body: { code: 'not_found', message: 'step each in DAG fan is not a foreach step' },
     }));
     await rejectsWith(
-      readItem(read('foreach_item', { item: '0' }), { dagu: missing }, OPEN),
+      readItem(read('foreach_item', { item: '0' }), { dagu: missing, workbook: NO_WORKBOOK }, OPEN),
       'resource_not_found',
     );
 
@@ -379,7 +391,7 @@ describe('foreach handlers', () => {
       body: { code: 'bad_request', message: 'invalid item path' },
     }));
     const error = await rejectsWith(
-      readItem(read('foreach_item', { item: 'x' }), { dagu: bad }, OPEN),
+      readItem(read('foreach_item', { item: 'x' }), { dagu: bad, workbook: NO_WORKBOOK }, OPEN),
       'invalid_tool_input',
     );
     assert.equal(error.field, 'item');

@@ -13,6 +13,7 @@ import {
 } from '../../../src/read/targets/search.ts';
 import type { AccessPolicy, CallContext, ReadFields, ResolvedRead } from '../../../src/read/types.ts';
 import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
+import { NO_WORKBOOK } from '../../support/read-deps.ts';
 
 function fakeDagu(
   generation: 1 | 2,
@@ -211,7 +212,11 @@ describe('dag_search handler', () => {
 
   test('Dagu 2.x: GET /search/dags with q, workspace, cursor and limit', async () => {
     const dagu = fakeDagu(2, () => ({ status: 200, body: { results: [], hasMore: false } }));
-    await readSearch(searchRead({ search: 'echo', cursor: 'c1', limit: 5 }), { dagu }, OPEN);
+    await readSearch(
+      searchRead({ search: 'echo', cursor: 'c1', limit: 5 }),
+      { dagu, workbook: NO_WORKBOOK },
+      OPEN,
+    );
     assert.equal(dagu.calls[0]?.route, '/search/dags');
     assert.deepEqual(dagu.calls[0]?.query, [
       ['q', 'echo'],
@@ -227,7 +232,7 @@ describe('dag_search handler', () => {
       body: { code: 'bad_request', message: 'invalid search cursor' },
     }));
     const error = await rejectsWith(
-      readSearch(searchRead({ search: 'x', cursor: 'zz' }), { dagu }, OPEN),
+      readSearch(searchRead({ search: 'x', cursor: 'zz' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
       'invalid_tool_input',
     );
     assert.equal(error.field, 'cursor');
@@ -235,13 +240,13 @@ describe('dag_search handler', () => {
 
   test('Dagu 1.x: GET /dags/search with the escaped text; a foreign cursor fails before the call', async () => {
     const dagu = fakeDagu(1, () => ({ status: 200, body: { errors: null, results: null } }));
-    const result = await readSearch(searchRead({ search: '$(seq' }), { dagu }, OPEN);
+    const result = await readSearch(searchRead({ search: '$(seq' }), { dagu, workbook: NO_WORKBOOK }, OPEN);
     assert.equal(dagu.calls[0]?.route, '/dags/search');
     assert.deepEqual(dagu.calls[0]?.query, [['q', '\\$\\(seq']]);
     assert.deepEqual(result.data, { results: [], hasMore: false });
 
     const error = await rejectsWith(
-      readSearch(searchRead({ search: 'x', cursor: 'bogus' }), { dagu }, OPEN),
+      readSearch(searchRead({ search: 'x', cursor: 'bogus' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
       'invalid_tool_input',
     );
     assert.equal(error.field, 'cursor');
@@ -250,13 +255,20 @@ describe('dag_search handler', () => {
 
   test('a Dagu without GET /search/dags (router 404, plain text) is resource_unavailable', async () => {
     const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
-    await rejectsWith(readSearch(searchRead({ search: 'x' }), { dagu }, OPEN), 'resource_unavailable');
+    await rejectsWith(
+      readSearch(searchRead({ search: 'x' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
+      'resource_unavailable',
+    );
   });
 
   test('an explicitly named workspace the caller may not read is unauthorized', async () => {
     const dagu = fakeDagu(2, () => assert.fail('no call expected'));
     await rejectsWith(
-      readSearch(searchRead({ search: 'x', workspace: 'hidden' }), { dagu }, { access: LIMITED }),
+      readSearch(
+        searchRead({ search: 'x', workspace: 'hidden' }),
+        { dagu, workbook: NO_WORKBOOK },
+        { access: LIMITED },
+      ),
       'unauthorized',
     );
   });

@@ -19,6 +19,7 @@ import type {
   ResolvedRead,
 } from '../../../src/read/types.ts';
 import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
+import { NO_WORKBOOK } from '../../support/read-deps.ts';
 
 type Responder = (request: DaguRequest) => DaguResponse;
 
@@ -209,7 +210,7 @@ describe('step_log handler', () => {
 
   test('no stream: two calls, same options, stream always sent', async () => {
     const dagu = fakeDagu(2, (request) => ({ status: 200, body: logs[streamOf(request) ?? ''] }));
-    const result = await readStepLog(stepLogRead({}), { dagu }, OPEN);
+    const result = await readStepLog(stepLogRead({}), { dagu, workbook: NO_WORKBOOK }, OPEN);
     assert.equal(dagu.calls.length, 2);
     for (const call of dagu.calls) {
       assert.equal(call.route, '/dag-runs/{name}/{dagRunId}/steps/{stepName}/log');
@@ -230,7 +231,11 @@ describe('step_log handler', () => {
 
   test('stream=stderr: one call, stdout empty, counters of stderr', async () => {
     const dagu = fakeDagu(1, (request) => ({ status: 200, body: logs[streamOf(request) ?? ''] }));
-    const result = await readStepLog(stepLogRead({}, 'stream=stderr&head=2'), { dagu }, OPEN);
+    const result = await readStepLog(
+      stepLogRead({}, 'stream=stderr&head=2'),
+      { dagu, workbook: NO_WORKBOOK },
+      OPEN,
+    );
     assert.equal(dagu.calls.length, 1);
     assert.deepEqual(dagu.calls[0]?.query, [
       ['stream', 'stderr'],
@@ -243,7 +248,11 @@ describe('step_log handler', () => {
 
   test('a sub run reads under sub-dag-runs', async () => {
     const dagu = fakeDagu(1, (request) => ({ status: 200, body: logs[streamOf(request) ?? ''] }));
-    await readStepLog(stepLogRead({ subRunId: 'child-1', stepName: 'c1' }), { dagu }, OPEN);
+    await readStepLog(
+      stepLogRead({ subRunId: 'child-1', stepName: 'c1' }),
+      { dagu, workbook: NO_WORKBOOK },
+      OPEN,
+    );
     assert.equal(
       dagu.calls[0]?.route,
       '/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subRunId}/steps/{stepName}/log',
@@ -262,7 +271,7 @@ describe('step_log handler', () => {
         ? { status: 200, body: logs.stdout }
         : { status: 404, body: { code: 'not_found', message: 'log file not found for step many lines' } },
     );
-    const result2 = await readStepLog(stepLogRead({}), { dagu: dagu2 }, OPEN);
+    const result2 = await readStepLog(stepLogRead({}), { dagu: dagu2, workbook: NO_WORKBOOK }, OPEN);
     assert.equal(result2.data.stderrContent, '');
     assert.equal(result2.data.stdoutContent, 'line 1499\nline 1500');
     assert.equal(result2.upstreamStatus, 404);
@@ -271,7 +280,7 @@ describe('step_log handler', () => {
       status: 500,
       body: { code: 'internal_error', message: 'An unexpected error' },
     }));
-    const result1 = await readStepLog(stepLogRead({}), { dagu: dagu1 }, OPEN);
+    const result1 = await readStepLog(stepLogRead({}), { dagu: dagu1, workbook: NO_WORKBOOK }, OPEN);
     assert.deepEqual(result1.data, {
       stdoutContent: '',
       stderrContent: '',
@@ -288,7 +297,7 @@ describe('step_log handler', () => {
       body: { code: 'not_found', message: 'step nope not found in DAG lines' },
     }));
     const error = await rejectsWith(
-      readStepLog(stepLogRead({ stepName: 'nope' }), { dagu }, OPEN),
+      readStepLog(stepLogRead({ stepName: 'nope' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
       'resource_not_found',
     );
     assert.equal(error.target, 'step_log');
@@ -299,7 +308,7 @@ describe('step_log handler', () => {
   test('a DAG the caller may not read is unauthorized before any call', async () => {
     const dagu = fakeDagu(2, () => assert.fail('no call expected'));
     const error = await rejectsWith(
-      readStepLog(stepLogRead({ name: 'secret' }), { dagu }, { access: NO_SECRET }),
+      readStepLog(stepLogRead({ name: 'secret' }), { dagu, workbook: NO_WORKBOOK }, { access: NO_SECRET }),
       'unauthorized',
     );
     assert.equal(error.target, 'step_log');
@@ -310,7 +319,7 @@ describe('step_log handler', () => {
   test('a foreach body log on Dagu 1.x is resource_unavailable without a call', async () => {
     const dagu = fakeDagu(1, () => assert.fail('no call expected'));
     const error = await rejectsWith(
-      readStepLog(stepLogRead({ item: '0', bodyStepName: 'body' }), { dagu }, OPEN),
+      readStepLog(stepLogRead({ item: '0', bodyStepName: 'body' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
       'resource_unavailable',
     );
     assert.match(error.message, /Dagu 2\.x/);
@@ -320,7 +329,7 @@ describe('step_log handler', () => {
     const dagu = fakeDagu(2, (request) => ({ status: 200, body: logs[streamOf(request) ?? ''] }));
     await readStepLog(
       stepLogRead({ stepName: 'each', item: '2.inner.0', bodyStepName: 'body' }),
-      { dagu },
+      { dagu, workbook: NO_WORKBOOK },
       OPEN,
     );
     assert.equal(
@@ -339,7 +348,11 @@ describe('step_log handler', () => {
   test('a foreach body log on a Dagu 2.x without the foreach routes is resource_unavailable', async () => {
     const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
     const error = await rejectsWith(
-      readStepLog(stepLogRead({ stepName: 'each', item: '0', bodyStepName: 'body' }), { dagu }, OPEN),
+      readStepLog(
+        stepLogRead({ stepName: 'each', item: '0', bodyStepName: 'body' }),
+        { dagu, workbook: NO_WORKBOOK },
+        OPEN,
+      ),
       'resource_unavailable',
     );
     assert.match(error.message, /foreach REST routes/);
@@ -366,7 +379,7 @@ describe('step_log handler', () => {
     const dagu = fakeDagu(2, responder);
     const result = await readStepLog(
       stepLogRead({ stepName: 'each', item: '1', bodyStepName: 'body' }),
-      { dagu },
+      { dagu, workbook: NO_WORKBOOK },
       OPEN,
     );
     assert.equal(result.data.stdoutContent, 'out');
@@ -379,7 +392,7 @@ describe('step_log handler', () => {
     await rejectsWith(
       readStepLog(
         stepLogRead({ stepName: 'each', item: '1', bodyStepName: 'nope' }),
-        { dagu: unknown },
+        { dagu: unknown, workbook: NO_WORKBOOK },
         OPEN,
       ),
       'resource_not_found',
@@ -395,7 +408,7 @@ describe('step_log handler', () => {
     await rejectsWith(
       readStepLog(
         stepLogRead({ stepName: 'each', item: '9', bodyStepName: 'body' }),
-        { dagu: both404 },
+        { dagu: both404, workbook: NO_WORKBOOK },
         OPEN,
       ),
       'resource_not_found',
@@ -405,6 +418,6 @@ describe('step_log handler', () => {
 
   test('an unreadable upstream body is internal_error', async () => {
     const dagu = fakeDagu(2, () => ({ status: 200, body: { lines: [] } }));
-    await rejectsWith(readStepLog(stepLogRead({}), { dagu }, OPEN), 'internal_error');
+    await rejectsWith(readStepLog(stepLogRead({}), { dagu, workbook: NO_WORKBOOK }, OPEN), 'internal_error');
   });
 });

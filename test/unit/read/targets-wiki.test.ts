@@ -13,6 +13,7 @@ import {
 } from '../../../src/read/targets/wiki.ts';
 import type { AccessPolicy, CallContext, ReadFields, ResolvedRead } from '../../../src/read/types.ts';
 import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
+import { NO_WORKBOOK } from '../../support/read-deps.ts';
 
 function fakeDagu(
   generation: 1 | 2,
@@ -282,7 +283,10 @@ describe('wiki handlers', () => {
       [readPage, wikiRead('wiki_page', { workspace: 'default', path: 'a' })],
       [readSearch, wikiRead('wiki_search', { workspace: 'all', search: 'x' })],
     ] as const) {
-      const error = await rejectsWith(handler(request, { dagu }, OPEN), 'resource_unavailable');
+      const error = await rejectsWith(
+        handler(request, { dagu, workbook: NO_WORKBOOK }, OPEN),
+        'resource_unavailable',
+      );
       assert.match(error.message, /Dagu 2\.x/);
     }
   });
@@ -291,7 +295,7 @@ describe('wiki handlers', () => {
     const dagu = fakeDagu(2, () => ({ status: 200, body: { pagination: PAGINATION, items: [] } }));
     await readWiki(
       wikiRead('wiki', { workspace: 'ops', prefix: 'runbooks' }, 'flat=true&perPage=10'),
-      { dagu },
+      { dagu, workbook: NO_WORKBOOK },
       OPEN,
     );
     assert.equal(dagu.calls[0]?.route, '/wiki');
@@ -309,7 +313,7 @@ describe('wiki handlers', () => {
       body: { code: 'forbidden', message: 'Wiki page management is not available' },
     }));
     const error = await rejectsWith(
-      readWiki(wikiRead('wiki', { workspace: 'all' }), { dagu }, OPEN),
+      readWiki(wikiRead('wiki', { workspace: 'all' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
       'resource_unavailable',
     );
     assert.match(error.message, /no Wiki store/);
@@ -318,11 +322,15 @@ describe('wiki handlers', () => {
   test('a Dagu without the Wiki routes (router 404, plain text) is resource_unavailable', async () => {
     const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
     await rejectsWith(
-      readWiki(wikiRead('wiki', { workspace: 'all' }), { dagu }, OPEN),
+      readWiki(wikiRead('wiki', { workspace: 'all' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
       'resource_unavailable',
     );
     await rejectsWith(
-      readSearch(wikiRead('wiki_search', { workspace: 'all', search: 'x' }), { dagu }, OPEN),
+      readSearch(
+        wikiRead('wiki_search', { workspace: 'all', search: 'x' }),
+        { dagu, workbook: NO_WORKBOOK },
+        OPEN,
+      ),
       'resource_unavailable',
     );
   });
@@ -334,7 +342,7 @@ describe('wiki handlers', () => {
     }));
     const result = await readPage(
       wikiRead('wiki_page', { workspace: 'default', path: 'deploy' }),
-      { dagu },
+      { dagu, workbook: NO_WORKBOOK },
       OPEN,
     );
     assert.equal(dagu.calls[0]?.route, '/wiki/page');
@@ -349,7 +357,11 @@ describe('wiki handlers', () => {
       body: { code: 'not_found', message: 'Wiki page not found' },
     }));
     await rejectsWith(
-      readPage(wikiRead('wiki_page', { workspace: 'default', path: 'nope' }), { dagu: missing }, OPEN),
+      readPage(
+        wikiRead('wiki_page', { workspace: 'default', path: 'nope' }),
+        { dagu: missing, workbook: NO_WORKBOOK },
+        OPEN,
+      ),
       'resource_not_found',
     );
 
@@ -357,7 +369,7 @@ describe('wiki handlers', () => {
     await rejectsWith(
       readPage(
         wikiRead('wiki_page', { workspace: 'hidden', path: 'x' }),
-        { dagu: never },
+        { dagu: never, workbook: NO_WORKBOOK },
         { access: NO_HIDDEN },
       ),
       'unauthorized',
@@ -374,7 +386,7 @@ describe('wiki handlers', () => {
         cursor: 'c',
         limit: 3,
       }),
-      { dagu },
+      { dagu, workbook: NO_WORKBOOK },
       OPEN,
     );
     assert.equal(dagu.calls[0]?.route, '/search/wiki');
