@@ -179,7 +179,7 @@ for (const era of ['modern', 'legacy'] as const) {
       assert.equal(step?.name, dagu.seed.facts.failsStepName);
       assert.equal(step?.logUri, `dagu://runs/${name}/${fails}/steps/${dagu.seed.facts.failsStepName}/logs`);
       assert.equal(typeof step?.error, 'string');
-      assert.ok(!(step?.error as string).includes(dagu.home), 'no absolute Dagu path leaks');
+      assert.ok(!String(step?.error).includes(dagu.home), 'no absolute Dagu path leaks');
     });
 
     test('run: sub run addressed under its root, without logsUri', async () => {
