@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DaguClient } from '../../../src/dagu/types.ts';
+import { EMPTY_LOG } from '../../../src/read/targets/log.ts';
 import { daguApi, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { clientFor, type Data, onlyDags, type Reader, RFC3339_MS, readerFor } from './harness.ts';
 
@@ -364,7 +365,7 @@ describe('run_logs', () => {
   it('a missing scheduler log file is an empty log, not an error', async () => {
     const { goneLog } = dagu.seed.runs;
     const { data } = await reader.read({ target: 'run_logs', name: 'gone-log', dagRunId: goneLog });
-    assert.deepEqual(data.schedulerLog, { content: '', lineCount: 0, totalLines: 0, hasMore: false });
+    assert.deepEqual(data.schedulerLog, EMPTY_LOG);
     assert.deepEqual(
       (data.stepLogs as Data[]).map((step) => step.stepName),
       ['only'],
