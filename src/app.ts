@@ -7,6 +7,7 @@ import { authPlugin } from './auth/plugin.ts';
 import type { GatewayConfig } from './config.ts';
 import { createDaguClient } from './dagu/client.ts';
 import type { DaguClient } from './dagu/types.ts';
+import { installErrorHandlers } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { mcpRoute } from './http/mcp-route.ts';
 import { advertisedAuthorizationServers, protectedResourceRoutes } from './http/protected-resource.ts';
@@ -112,11 +113,13 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
 
   const endpoint = createMcpEndpoint({
     version: GATEWAY_VERSION,
+    maxRequestBodySize: config.limits.bodyLimitBytes,
     reads,
     observe,
     onError: (error) => app.log.debug({ err: error }, 'mcp transport error'),
   });
 
+  installErrorHandlers(app, config.mcpPath);
   // DNS-rebinding protection on every route, before anything else runs.
   app.addHook(
     'onRequest',
@@ -170,6 +173,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     dagu,
     close: async () => {
       await app.close();
+      await endpoint.close();
       await authenticator.close();
       await workbook.close();
       await dagu.close();

@@ -1,4 +1,9 @@
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import type { ReadService } from '../read/service.ts';
 import type { OperationObserver } from './operations.ts';
 import { registerResources } from './resources.ts';
@@ -10,18 +15,28 @@ export interface McpEndpointOptions {
   version: string;
   reads: ReadService;
   observe: OperationObserver;
+  maxRequestBodySize: number;
   onError?: (error: Error) => void;
+}
+
+type FetchOptions = { parsedBody?: unknown };
+
+/** A web-standard MCP handler: what the HTTP route adapts to Node. */
+export interface McpEndpoint {
+  fetch(request: Request, options?: FetchOptions): Promise<Response>;
+  close(): Promise<void>;
 }
 
 const INSTRUCTIONS =
   'Read-only access to a Dagu workflow server. Call dagu_read; read dagu://reference/read-tool for every target, field and query parameter.';
 
 /**
- * The web-standard MCP handler. Stateless: every HTTP request gets a fresh McpServer (nothing shared
- * between callers), serving the 2026-07-28 revision and, through the SDK's stateless legacy fallback,
- * initialize-era clients from the same endpoint.
+ * The MCP endpoint. Stateless: every HTTP request gets a fresh McpServer (nothing is shared between
+ * callers). 2026-07-28 requests go to the SDK's modern handler; initialize-era requests get a
+ * per-request stateless transport. Both answer plain JSON: the SDK's own legacy fallback always
+ * answers with an SSE frame, which a read tool with no progress notifications has no use for.
  */
-export function createMcpEndpoint(options: McpEndpointOptions) {
+export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const buildServer = () => {
     const server = new McpServer(
       { name: SERVER_NAME, title: 'Dagu MCP Gateway', version: options.version },
@@ -31,8 +46,35 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
     registerResources(server, options.reads, options.observe);
     return server;
   };
-  return createMcpHandler(buildServer, {
+  const modern = createMcpHandler(buildServer, {
+    legacy: 'reject',
     responseMode: 'json',
+    maxRequestBodySize: options.maxRequestBodySize,
     ...(options.onError ? { onerror: options.onError } : {}),
   });
+
+  async function serveLegacy(request: Request, fetchOptions: FetchOptions): Promise<Response> {
+    const server = buildServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    if (options.onError) transport.onerror = options.onError;
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, fetchOptions);
+    } finally {
+      await server.close();
+    }
+  }
+
+  return {
+    async fetch(request, fetchOptions = {}) {
+      const legacy = await isLegacyRequest(request, fetchOptions.parsedBody, {
+        maxRequestBodySize: options.maxRequestBodySize,
+      });
+      return legacy ? serveLegacy(request, fetchOptions) : modern.fetch(request, fetchOptions);
+    },
+    close: () => modern.close(),
+  };
 }

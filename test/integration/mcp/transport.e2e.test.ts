@@ -1,0 +1,120 @@
+// The HTTP edge of the MCP endpoint with raw requests: both eras answer plain JSON, arguments the SDK
+// would reject still get the contract's error object, and malformed requests get JSON-RPC errors.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type RunningGateway, startGateway } from '../../support/gateway.ts';
+
+let gateway: RunningGateway;
+before(async () => {
+  // None of these requests reaches Dagu.
+  gateway = await startGateway({ DAGU_URL: 'http://127.0.0.1:9', BODY_LIMIT_BYTES: '4096' });
+});
+after(async () => {
+  await gateway?.close();
+});
+
+const LEGACY = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
+const MODERN = {
+  'content-type': 'application/json',
+  accept: 'application/json',
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'dagu_read',
+};
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+async function post(headers: Record<string, string>, body: string) {
+  const response = await fetch(gateway.mcpUrl, { method: 'POST', headers, body });
+  const text = await response.text();
+  return {
+    status: response.status,
+    type: response.headers.get('content-type') ?? '',
+    json: JSON.parse(text),
+  };
+}
+
+const toolCall = (args: unknown, meta?: object) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'tools/call',
+    params: { name: 'dagu_read', arguments: args, ...(meta ? { _meta: meta } : {}) },
+  });
+
+test('a legacy tools/call without initialize answers plain JSON', async () => {
+  const reply = await post(LEGACY, toolCall({ target: 'reference', name: 'tools' }));
+  assert.equal(reply.status, 200);
+  assert.match(reply.type, /^application\/json/);
+  assert.equal(reply.json.id, 7);
+  assert.equal(reply.json.result.structuredContent.target, 'reference');
+});
+
+test('a modern tools/call answers plain JSON', async () => {
+  const reply = await post(MODERN, toolCall({ target: 'references' }, ENVELOPE));
+  assert.equal(reply.status, 200);
+  assert.match(reply.type, /^application\/json/);
+  assert.equal(reply.json.result.structuredContent.target, 'references');
+});
+
+test('arguments the SDK would reject or mangle get the contract error object in both eras', async () => {
+  const cases: Array<[unknown, string | undefined]> = [
+    ['a string', undefined],
+    [[1, 2], undefined],
+    [null, undefined],
+    [42, undefined],
+  ];
+  for (const [headers, meta] of [
+    [LEGACY, undefined],
+    [MODERN, ENVELOPE],
+  ] as const) {
+    for (const [args, field] of cases) {
+      const reply = await post(headers, toolCall(args, meta));
+      assert.equal(reply.status, 200, JSON.stringify(args));
+      const result = reply.json.result;
+      assert.equal(result.isError, true, JSON.stringify(args));
+      assert.equal(result.structuredContent.code, 'invalid_tool_input');
+      assert.equal(result.structuredContent.field, field);
+    }
+    // JSON.parse keeps an own `__proto__` key; the SDK would drop it silently.
+    const proto = await post(
+      headers,
+      toolCall({ target: 'dags' }, meta).replace('"target"', '"__proto__":{"x":1},"target"'),
+    );
+    assert.deepEqual(proto.json.result.structuredContent, {
+      code: 'invalid_tool_input',
+      message: 'Unknown field "__proto__".',
+      field: '__proto__',
+    });
+  }
+});
+
+test('malformed requests get JSON-RPC errors, never a Fastify or empty body', async () => {
+  const invalid = await post(LEGACY, '{bad json');
+  assert.equal(invalid.status, 400);
+  assert.deepEqual(invalid.json, {
+    jsonrpc: '2.0',
+    error: { code: -32700, message: 'Parse error: the body is not valid JSON.' },
+    id: null,
+  });
+  const large = await post(LEGACY, toolCall({ target: 'dag', name: 'x'.repeat(5000) }));
+  assert.equal(large.status, 413);
+  assert.equal(large.json.error.code, -32000);
+  const wrongType = await fetch(gateway.mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain' },
+    body: 'x',
+  });
+  assert.equal(wrongType.status, 415);
+  assert.equal(((await wrongType.json()) as { jsonrpc: string }).jsonrpc, '2.0');
+  const unknownRoute = await fetch(`${gateway.baseUrl}/nope`);
+  assert.equal(unknownRoute.status, 404);
+  assert.deepEqual(await unknownRoute.json(), { code: 'not_found', message: 'Not found.' });
+});
