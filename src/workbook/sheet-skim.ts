@@ -120,8 +120,10 @@ export class SheetSkimmer {
     const handler = this.handler;
     const n = bytes.length;
     while (pos < n && !handler.done) {
-      const lt = bytes.indexOf(LT, pos);
-      if (lt === -1) {
+      // Gaps between tags are short: a plain loop beats Buffer#indexOf's call overhead here.
+      let lt = pos;
+      while (lt < n && bytes[lt] !== LT) lt++;
+      if (lt === n) {
         // Text running into the next chunk (it may end in a split character or entity).
         this.carry = Buffer.from(bytes.subarray(pos));
         return;
@@ -171,8 +173,10 @@ export class SheetSkimmer {
   }
 
   private endTag(bytes: Buffer, lt: number): number {
-    const gt = bytes.indexOf(GT, lt + 2);
-    if (gt === -1) return -1;
+    const n = bytes.length;
+    let gt = lt + 2;
+    while (gt < n && bytes[gt] !== GT) gt++;
+    if (gt === n) return -1;
     let end = gt;
     while (end > lt + 2 && isSpace(bytes[end - 1]!)) end--;
     const name = elementName(bytes, lt + 2, end);
@@ -227,8 +231,9 @@ export class SheetSkimmer {
       if (i >= n) return -1;
       const quote = bytes[i]!;
       if (quote !== 0x22 && quote !== 0x27) throw this.malformed();
-      const close = bytes.indexOf(quote, i + 1);
-      if (close === -1) return -1;
+      let close = i + 1;
+      while (close < n && bytes[close] !== quote) close++;
+      if (close === n) return -1;
       if (isCell || isRow) {
         const a = bytes[nameStart];
         if (nameLength === 1 && a === 0x72)

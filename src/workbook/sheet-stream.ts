@@ -48,7 +48,7 @@ export async function streamSheet(
   let skimmer: SheetSkimmer | undefined;
   try {
     for await (const chunk of chunks) {
-      guard.check(chunk);
+      guard.check(chunk, skimmer === undefined);
       if (skimmer !== undefined) {
         skimmer.write(chunk);
       } else {

@@ -127,7 +127,8 @@ export class MarkupGuard {
     private readonly maxRun: number,
   ) {}
 
-  check(chunk: Buffer): void {
+  /** `watch` false: `plain` is no longer needed (saves two scans of the chunk). */
+  check(chunk: Buffer, watch = true): void {
     const first = chunk.indexOf(LT);
     if (first === -1) this.run += chunk.length;
     else {
@@ -136,7 +137,7 @@ export class MarkupGuard {
     }
     if (this.run > this.maxRun)
       throw new WorkbookLimitError(`${this.part} holds a text or tag longer than ${this.maxRun} bytes`);
-    if (this.plain) {
+    if (this.plain && watch) {
       let from = 0;
       if (!this.started) {
         this.started = true;
