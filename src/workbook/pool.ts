@@ -30,7 +30,13 @@ const WORKER_URL = new URL(FROM_SOURCES ? './worker.ts' : './worker.js', SELF);
  */
 function newWorker(heapMb: number): Worker {
   // No inherited flags: the parent's (`--input-type`, `--test`, …) can make a worker fail to start.
-  const options = { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: heapMb } };
+  // A young generation of 1/64 of the heap (12 MB by default): the stream's garbage dies young, and
+  // V8's larger default mostly adds resident memory (measured: ~15 MB less peak RSS, ~10% more time).
+  const young = Math.min(32, Math.max(8, Math.round(heapMb / 64)));
+  const options = {
+    execArgv: [],
+    resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: young },
+  };
   if (!FROM_SOURCES) return new Worker(WORKER_URL, options);
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   const entry = JSON.stringify(WORKER_URL.href);
