@@ -1,9 +1,11 @@
 /**
  * Cross-check fixtures from an independent writer: Python's openpyxl (workbooks) and
  * msoffcrypto-tool (agile encryption), so the reader is not only tested on exceljs files.
- * Needs `python3` with `openpyxl` and `msoffcrypto-tool`; tests skip with the reason otherwise.
+ * Needs a Python with `openpyxl` and `msoffcrypto-tool` (scripts/python-fixtures.sh prepares one);
+ * the tests skip with the reason otherwise.
  */
 import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 
 export const PYTHON_PASSWORD = 'Pa55 word';
 
@@ -56,17 +58,54 @@ with open(out + '/openpyxl.xlsx', 'rb') as f, open(out + '/msoffcrypto.xlsx', 'w
 print('ok')
 `;
 
+/**
+ * Interpreters to try, first one with both modules wins: WORKBOOK_FIXTURES_PYTHON, the virtual
+ * environment scripts/python-fixtures.sh prepares in the project cache, then python3 on PATH.
+ * Nothing is installed here.
+ */
+function candidates(): string[] {
+  const cacheRoot =
+    process.env.DAGU_CACHE_DIR ??
+    path.join(
+      process.env.XDG_CACHE_HOME ?? path.join(process.env.HOME ?? '/tmp', '.cache'),
+      'dagu-mcp-gateway',
+    );
+  const list = [path.join(cacheRoot, 'python-fixtures', 'bin', 'python'), 'python3'];
+  const explicit = process.env.WORKBOOK_FIXTURES_PYTHON;
+  return explicit ? [explicit, ...list] : list;
+}
+
+let chosen: string | undefined;
+let reason: string | undefined;
+
+function choose(): void {
+  if (chosen !== undefined || reason !== undefined) return;
+  const problems: string[] = [];
+  for (const python of candidates()) {
+    const probe = spawnSync(python, ['-c', 'import openpyxl, msoffcrypto'], { encoding: 'utf8' });
+    if (probe.status === 0) {
+      chosen = python;
+      return;
+    }
+    problems.push(
+      probe.error !== undefined
+        ? `${python}: not available`
+        : `${python}: ${probe.stderr.trim().split('\n').pop()}`,
+    );
+  }
+  reason = `no Python with openpyxl and msoffcrypto-tool (run scripts/python-fixtures.sh): ${problems.join('; ')}`;
+}
+
 /** Why the Python fixtures cannot be made here, or undefined when they can. */
 export function pythonUnavailable(): string | undefined {
-  const probe = spawnSync('python3', ['-c', 'import openpyxl, msoffcrypto'], { encoding: 'utf8' });
-  if (probe.error !== undefined) return `python3 not available (${probe.error.message})`;
-  if (probe.status !== 0)
-    return `python3 lacks openpyxl or msoffcrypto-tool: ${probe.stderr.trim().split('\n').pop()}`;
-  return undefined;
+  choose();
+  return reason;
 }
 
 /** Writes openpyxl.xlsx, openpyxl-1904.xlsx and msoffcrypto.xlsx into `dir`. */
 export function writePythonFixtures(dir: string): void {
-  const run = spawnSync('python3', ['-', dir], { input: SCRIPT, encoding: 'utf8' });
+  choose();
+  if (chosen === undefined) throw new Error(reason);
+  const run = spawnSync(chosen, ['-', dir], { input: SCRIPT, encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`python fixtures failed: ${run.stderr}`);
 }
