@@ -1,7 +1,7 @@
 /**
- * The zip container on yauzl. yauzl reads the central directory (no forward-only local-header
- * parsing) and, with `validateEntrySizes`, fails a stream as soon as it inflates past the size the
- * entry declares; declared sizes are checked against the caps before a byte is inflated.
+ * The zip container on yauzl, which reads the central directory (no forward-only local-header
+ * parsing). Declared sizes are checked against the caps before a byte is inflated, and a part that
+ * inflates past the size it declares fails at that chunk (a lying header costs one chunk).
  */
 import fs from 'node:fs';
 import { pipeline, type Readable } from 'node:stream';
@@ -82,11 +82,6 @@ export class ZipPackage {
 
   has(part: string): boolean {
     return this.entries.has(partKey(part));
-  }
-
-  /** The uncompressed size the entry declares, or undefined when there is no such part. */
-  declaredSize(part: string): number | undefined {
-    return this.entries.get(partKey(part))?.uncompressedSize;
   }
 
   /** The part as text, refused before inflating when it declares more than `maxBytes`. */
