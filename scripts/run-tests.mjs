@@ -4,7 +4,7 @@
 // once (test/support/dagu.ts), passes it to the test processes in DAGU_TEST_URL, DAGU_TEST_API_BASE,
 // DAGU_TEST_HOME and DAGU_TEST_SEED, and stops it at the end, also on failure and on signals.
 // If Dagu cannot be built or started the run fails with the reason: integration tests are never skipped.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 
@@ -69,6 +69,17 @@ if (needsDagu) {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }
+}
+
+// The workbook cross-check writes fixtures with Python's openpyxl and msoffcrypto-tool (an independent
+// writer). scripts/python-fixtures.sh prepares them once in a cached virtualenv; without Python the
+// cross-check tests skip and say why.
+const needsPython = files.some((file) => file.includes(`${sep}workbook${sep}`));
+if (needsPython && env.WORKBOOK_FIXTURES_PYTHON === undefined) {
+  const prepared = spawnSync('bash', [join('scripts', 'python-fixtures.sh')], { encoding: 'utf8', env });
+  const python = prepared.stdout.trim().split('\n').at(-1);
+  if (prepared.status === 0 && python) env.WORKBOOK_FIXTURES_PYTHON = python;
+  else console.warn(`python fixtures unavailable: ${prepared.stderr.trim().split('\n').at(-1) ?? ''}`);
 }
 
 const code = await new Promise((resolve) => {
