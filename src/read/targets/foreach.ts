@@ -16,6 +16,9 @@ import {
   runRoute,
   upstreamFailure,
 } from './step-log.ts';
+import { isRecord, malformedBody, optionalText } from './upstream.ts';
+
+const malformed = (what: string) => malformedBody('a foreach read', what);
 
 /**
  * `foreach_items` and `foreach_item` over Dagu 2.x's foreach REST routes (dagu-rest-notes Part B §2):
@@ -30,20 +33,6 @@ import {
 export const FOREACH_STATUS_BUCKETS = ['notStarted', 'running', 'succeeded', 'failed', 'aborted'] as const;
 export type ForeachCounts = Record<(typeof FOREACH_STATUS_BUCKETS)[number], number>;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function malformed(what: string): Error {
-  return readError.internal(
-    `Dagu answered a foreach read with a body that does not have the expected shape (${what}).`,
-  );
-}
-
-function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
 function integer(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 }
@@ -56,7 +45,7 @@ function statusOf(raw: Record<string, unknown>, what: string): { status: number;
 
 /** Copies `error`, `startedAt` and `finishedAt` when recorded (Dagu sends `""` for "not recorded"). */
 function addRecorded(target: Record<string, unknown>, raw: Record<string, unknown>): void {
-  const error = nonEmptyString(raw.error);
+  const error = optionalText(raw.error);
   if (error !== undefined) target.error = error;
   const startedAt = toRfc3339Millis(raw.startedAt);
   if (startedAt !== undefined) target.startedAt = startedAt;
@@ -131,12 +120,12 @@ export function mapForeachBodyStep(
     hasStdout: raw.hasStdout === true,
     hasStderr: raw.hasStderr === true,
   };
-  const id = nonEmptyString(raw.id);
+  const id = optionalText(raw.id);
   if (id !== undefined) step.id = id;
   addRecorded(step, raw);
   const retryCount = integer(raw.retryCount);
   if (retryCount !== undefined && retryCount > 0) step.retryCount = retryCount;
-  const foreachParent = nonEmptyString(raw.foreachParent);
+  const foreachParent = optionalText(raw.foreachParent);
   if (foreachParent !== undefined) {
     step.foreachParent = foreachParent;
     step.foreachUri = foreachItemsUri(run, stepName, `parent=${queryEscape(foreachParent)}`);

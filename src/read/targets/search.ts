@@ -6,6 +6,9 @@ import { dagsSpecUri } from '../input/uri.ts';
 import type { ReadTarget } from '../targets.ts';
 import type { AccessPolicy, ResolvedRead } from '../types.ts';
 import { isMissingRoute, upstreamFailure } from './step-log.ts';
+import { isRecord, malformedBody, optionalText } from './upstream.ts';
+
+const malformed = (what: string) => malformedBody('a DAG search', what);
 
 /**
  * `dag_search`: a case-insensitive literal search over DAG definitions.
@@ -28,20 +31,6 @@ export const DEFAULT_SEARCH_LIMIT = 20;
 /** Snippets kept per DAG on Dagu 1.x: the page size of Dagu 2.x's snippet endpoint. */
 export const MAX_LEGACY_MATCHES = 5;
 const DEFAULT_WORKSPACE = 'default';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function malformed(what: string): ReadError {
-  return readError.internal(
-    `Dagu answered a DAG search with a body that does not have the expected shape (${what}).`,
-  );
-}
-
-function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
 
 /** Snippets as Dagu sends them (`{line, lineNumber, startLine}`); `null` reads as none. */
 function matchesOf(value: unknown): Record<string, unknown>[] {
@@ -72,9 +61,9 @@ export function mapDagSearchFeed(body: unknown, access: AccessPolicy): Record<st
   const results: Record<string, unknown>[] = [];
   for (const raw of rawResults) {
     if (!isRecord(raw)) throw malformed('a result that is not an object');
-    const name = nonEmptyString(raw.fileName) ?? nonEmptyString(raw.name);
+    const name = optionalText(raw.fileName) ?? optionalText(raw.name);
     if (name === undefined) throw malformed('a result without a file name');
-    const workspace = nonEmptyString(raw.workspace);
+    const workspace = optionalText(raw.workspace);
     if (!canSeeDag(access, name, workspace)) continue;
     const result: Record<string, unknown> = {
       name,
@@ -83,12 +72,12 @@ export function mapDagSearchFeed(body: unknown, access: AccessPolicy): Record<st
       hasMoreMatches: raw.hasMoreMatches === true,
     };
     if (workspace !== undefined) result.workspace = workspace;
-    const nextMatchesCursor = nonEmptyString(raw.nextMatchesCursor);
+    const nextMatchesCursor = optionalText(raw.nextMatchesCursor);
     if (nextMatchesCursor !== undefined) result.nextMatchesCursor = nextMatchesCursor;
     results.push(result);
   }
   const data: Record<string, unknown> = { results, hasMore: body.hasMore === true };
-  const nextCursor = nonEmptyString(body.nextCursor);
+  const nextCursor = optionalText(body.nextCursor);
   if (nextCursor !== undefined) data.nextCursor = nextCursor;
   return data;
 }
@@ -170,7 +159,7 @@ export function mapLegacyDagSearch(
   const visible: Record<string, unknown>[] = [];
   for (const raw of inWorkspace ? rawResults : []) {
     if (!isRecord(raw)) throw malformed('a result that is not an object');
-    const name = nonEmptyString(raw.name);
+    const name = optionalText(raw.name);
     if (name === undefined) throw malformed('a result without a name');
     if (!canSeeDag(access, name, undefined)) continue;
     const matches = matchesOf(raw.matches);

@@ -5,6 +5,7 @@ import type { TargetHandler } from '../handler.ts';
 import type { ReadTarget } from '../targets.ts';
 import type { CallContext, ReadQuery, ResolvedRead } from '../types.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from './log.ts';
+import { isRecord } from './upstream.ts';
 
 /**
  * `step_log`: the stdout and stderr of one step of a root run, a child run, or (Dagu 2.x only) a body
@@ -51,10 +52,6 @@ export function planStepLog(query: ReadQuery | undefined): StepLogPlan {
   return only === undefined
     ? { streams: ['stdout', 'stderr'], positioning }
     : { streams: [only], only, positioning };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The contract's step-log model: both contents, counters of stdout unless only stderr was asked for. */

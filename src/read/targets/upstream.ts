@@ -61,9 +61,20 @@ export async function fetchOk(
 const unexpected = (what: string) =>
   readError.internal(`Dagu returned an unexpected response: ${what} is missing or has the wrong type.`);
 
+export function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 export function object(value: unknown, what: string): Json {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw unexpected(what);
-  return value as Json;
+  if (!isRecord(value)) throw unexpected(what);
+  return value;
+}
+
+/** `internal_error` for a Dagu body without the shape the gateway needs: names the read and the problem. */
+export function malformedBody(read: string, what: string): ReadError {
+  return readError.internal(
+    `Dagu answered ${read} with a body that does not have the expected shape (${what}).`,
+  );
 }
 
 /** An array; Dagu serialises empty Go slices as `null`, which reads as `[]`. */

@@ -7,6 +7,9 @@ import type { ReadTarget } from '../targets.ts';
 import type { AccessPolicy, ResolvedRead } from '../types.ts';
 import { assertWorkspaceReadable } from './search.ts';
 import { errorUri, isMissingRoute, upstreamFailure } from './step-log.ts';
+import { isRecord, malformedBody, optionalText } from './upstream.ts';
+
+const malformed = (what: string) => malformedBody('a Wiki read', what);
 
 /**
  * `wiki`, `wiki_page` and `wiki_search` over Dagu 2.x's `GET /wiki`, `GET /wiki/page` and
@@ -22,20 +25,6 @@ const DEFAULT_WORKSPACE = 'default';
 
 export const WIKI_NEEDS_DAGU_2 =
   'The Wiki is served by Dagu 2.x only; the connected Dagu 1.x has no Wiki (no /wiki REST routes).';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function malformed(what: string): ReadError {
-  return readError.internal(
-    `Dagu answered a Wiki read with a body that does not have the expected shape (${what}).`,
-  );
-}
-
-function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
 
 function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback;
@@ -76,9 +65,9 @@ function tagsOf(value: unknown): string[] | undefined {
 function addMetadata(entry: Record<string, unknown>, raw: Record<string, unknown>): void {
   const tags = tagsOf(raw.tags);
   if (tags !== undefined) entry.tags = tags;
-  const modifiedAt = nonEmptyString(raw.modifiedAt);
+  const modifiedAt = optionalText(raw.modifiedAt);
   if (modifiedAt !== undefined) entry.modifiedAt = modifiedAt;
-  const workspace = nonEmptyString(raw.workspace);
+  const workspace = optionalText(raw.workspace);
   if (workspace !== undefined) entry.workspace = workspace;
 }
 
@@ -88,11 +77,11 @@ function mapTreeNode(
   access: AccessPolicy,
 ): Record<string, unknown> | undefined {
   if (!isRecord(raw) || typeof raw.id !== 'string') throw malformed('a tree node without an id');
-  const workspace = nonEmptyString(raw.workspace);
+  const workspace = optionalText(raw.workspace);
   if (!visibleEntry(access, selectedWorkspace, workspace)) return undefined;
   const type = raw.type === 'directory' ? 'directory' : 'file';
   const entry: Record<string, unknown> = { id: raw.id, name: stringOr(raw.name, raw.id), type };
-  const title = nonEmptyString(raw.title);
+  const title = optionalText(raw.title);
   if (title !== undefined) entry.title = title;
   addMetadata(entry, raw);
   if (type === 'file') {
@@ -137,7 +126,7 @@ export function mapWikiList(
     const items: Record<string, unknown>[] = [];
     for (const raw of body.items) {
       if (!isRecord(raw) || typeof raw.id !== 'string') throw malformed('an item without an id');
-      const workspace = nonEmptyString(raw.workspace);
+      const workspace = optionalText(raw.workspace);
       if (!visibleEntry(access, selectedWorkspace, workspace)) continue;
       const page = addressableWikiPage(selectedWorkspace, workspace, raw.id);
       const entry: Record<string, unknown> = {
@@ -175,11 +164,11 @@ export function mapWikiPage(body: unknown, workspace: string): Record<string, un
   };
   const tags = tagsOf(body.tags);
   if (tags !== undefined) data.tags = tags;
-  const createdAt = nonEmptyString(body.createdAt);
+  const createdAt = optionalText(body.createdAt);
   if (createdAt !== undefined) data.createdAt = createdAt;
-  const updatedAt = nonEmptyString(body.updatedAt);
+  const updatedAt = optionalText(body.updatedAt);
   if (updatedAt !== undefined) data.updatedAt = updatedAt;
-  const reported = nonEmptyString(body.workspace);
+  const reported = optionalText(body.workspace);
   if (reported !== undefined) data.workspace = reported;
   return data;
 }
@@ -196,7 +185,7 @@ export function mapWikiSearch(
   const results: Record<string, unknown>[] = [];
   for (const raw of rawResults) {
     if (!isRecord(raw) || typeof raw.id !== 'string') throw malformed('a result without an id');
-    const workspace = nonEmptyString(raw.workspace);
+    const workspace = optionalText(raw.workspace);
     if (!visibleEntry(access, selectedWorkspace, workspace)) continue;
     const page = addressableWikiPage(selectedWorkspace, workspace, raw.id);
     const matches = raw.matches ?? [];
@@ -210,12 +199,12 @@ export function mapWikiSearch(
       hasMoreMatches: raw.hasMoreMatches === true,
     };
     addMetadata(entry, raw);
-    const nextMatchesCursor = nonEmptyString(raw.nextMatchesCursor);
+    const nextMatchesCursor = optionalText(raw.nextMatchesCursor);
     if (nextMatchesCursor !== undefined) entry.nextMatchesCursor = nextMatchesCursor;
     results.push(entry);
   }
   const data: Record<string, unknown> = { results, hasMore: body.hasMore === true };
-  const nextCursor = nonEmptyString(body.nextCursor);
+  const nextCursor = optionalText(body.nextCursor);
   if (nextCursor !== undefined) data.nextCursor = nextCursor;
   return data;
 }
