@@ -35,16 +35,8 @@ export interface WorkbookReader {
 }
 
 export function createWorkbookReader(options: WorkbookReaderOptions): WorkbookReader {
-  const bounds: WorkbookBounds = {
-    maxFileBytes: options.maxFileBytes,
-    maxZipEntries: options.maxZipEntries,
-    maxPartBytes: options.maxPartBytes,
-    maxSheetBytes: options.maxSheetBytes,
-    maxSharedStrings: options.maxSharedStrings,
-    maxCellChars: options.maxCellChars,
-    maxColumns: options.maxColumns,
-    deadlineMs: options.deadlineMs,
-  };
+  const { roots: _roots, maxConcurrent: _pool, workerHeapMb: _heap, ...rest } = options;
+  const bounds: WorkbookBounds = rest;
   const pool = new WorkerPool({
     size: options.maxConcurrent,
     heapMb: options.workerHeapMb,

@@ -1,5 +1,7 @@
 /** The workbook target's data model (Spec 021 "Workbook" row; semantics in workbook-profile.md). */
 
+import type { GatewayConfig } from '../config.ts';
+
 export type DateSystem = '1900' | '1904';
 
 /** A typed cell value as the profile reports it: dates and times are already ISO text. */
@@ -63,14 +65,5 @@ export interface WorkbookModel {
   warnings: string[];
 }
 
-/** The bounds one read runs under (GatewayConfig['workbook'] without the roots and pool settings). */
-export interface WorkbookBounds {
-  maxFileBytes: number;
-  maxZipEntries: number;
-  maxPartBytes: number;
-  maxSheetBytes: number;
-  maxSharedStrings: number;
-  maxCellChars: number;
-  maxColumns: number;
-  deadlineMs: number;
-}
+/** The bounds one read runs under: the workbook settings without the roots and pool settings. */
+export type WorkbookBounds = Omit<GatewayConfig['workbook'], 'roots' | 'maxConcurrent' | 'workerHeapMb'>;
