@@ -69,3 +69,21 @@ test('/readyz is 503 while Dagu is unreachable, /healthz stays 200', async () =>
     await unreachable.close();
   }
 });
+
+test('the per-call deadline bounds a call even when the upstream timeout is longer', async () => {
+  const strict = await startGateway({
+    DAGU_URL: upstream.url,
+    DAGU_TIMEOUT_MS: '60000',
+    CALL_DEADLINE_MS: '300',
+  });
+  const client = await connectModern(strict.mcpUrl);
+  try {
+    const started = performance.now();
+    const result = await client.callTool({ target: 'dag_spec', name: FAULTS.hang });
+    assert.equal(result.structuredContent?.code, 'resource_unavailable');
+    assert.ok(performance.now() - started < 5000, 'answered near the 300 ms deadline');
+  } finally {
+    await client.close();
+    await strict.close();
+  }
+});
