@@ -1,3 +1,6 @@
+import type { DaguClient, DaguRequest, DaguResponse } from '../../src/dagu/types.ts';
+import type { CallContext } from '../../src/read/types.ts';
+import { UNRESTRICTED_ACCESS } from '../../src/read/types.ts';
 import type { WorkbookReader } from '../../src/workbook/index.ts';
 
 /** For handler tests of Dagu-backed targets: a workbook reader that must never be called. */
@@ -5,3 +8,29 @@ export const NO_WORKBOOK: WorkbookReader = {
   read: () => Promise.reject(new Error('this test does not read workbooks')),
   close: () => Promise.resolve(),
 };
+
+/** A call whose caller may read everything. */
+export const OPEN: CallContext = { access: UNRESTRICTED_ACCESS };
+
+export type Responder = (request: DaguRequest) => DaguResponse;
+
+/**
+ * A scripted DaguClient for unit tests of the pure mapping around a handler: it answers with bodies
+ * shaped like Dagu's (2.x shapes that the real 1.x Dagu in the integration tests cannot produce) and
+ * records every request. Behaviour against a real Dagu is tested in test/integration.
+ */
+export function fakeDagu(generation: 1 | 2, responder: Responder): DaguClient & { calls: DaguRequest[] } {
+  const calls: DaguRequest[] = [];
+  return {
+    generation,
+    calls,
+    async get(request) {
+      calls.push(request);
+      return responder(request);
+    },
+    async ping() {
+      return true;
+    },
+    async close() {},
+  };
+}

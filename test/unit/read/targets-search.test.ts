@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { DaguClient, DaguRequest, DaguResponse } from '../../../src/dagu/types.ts';
 import { ReadError } from '../../../src/read/errors.ts';
 import {
   decodeLegacyCursor,
@@ -11,30 +10,10 @@ import {
   quoteGoRegexp,
   searchHandlers,
 } from '../../../src/read/targets/search.ts';
-import type { AccessPolicy, CallContext, ReadFields, ResolvedRead } from '../../../src/read/types.ts';
+import type { AccessPolicy, ReadFields, ResolvedRead } from '../../../src/read/types.ts';
 import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
-import { NO_WORKBOOK } from '../../support/read-deps.ts';
+import { fakeDagu, NO_WORKBOOK, OPEN } from '../../support/read-deps.ts';
 
-function fakeDagu(
-  generation: 1 | 2,
-  responder: (request: DaguRequest) => DaguResponse,
-): DaguClient & { calls: DaguRequest[] } {
-  const calls: DaguRequest[] = [];
-  return {
-    generation,
-    calls,
-    async get(request) {
-      calls.push(request);
-      return responder(request);
-    },
-    async ping() {
-      return true;
-    },
-    async close() {},
-  };
-}
-
-const OPEN: CallContext = { access: UNRESTRICTED_ACCESS };
 const LIMITED: AccessPolicy = {
   canReadDag: (name) => !name.startsWith('secret'),
   canReadWorkspace: (workspace) => workspace !== 'hidden',

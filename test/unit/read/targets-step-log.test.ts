@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { DaguClient, DaguRequest, DaguResponse } from '../../../src/dagu/types.ts';
+import type { DaguRequest, DaguResponse } from '../../../src/dagu/types.ts';
 import { ReadError } from '../../../src/read/errors.ts';
 import { EMPTY_LOG, parseLogBody } from '../../../src/read/targets/log.ts';
 import {
@@ -13,31 +13,11 @@ import {
 } from '../../../src/read/targets/step-log.ts';
 import type {
   AccessPolicy,
-  CallContext,
   ReadFields,
   ReadQuery,
   ResolvedRead,
 } from '../../../src/read/types.ts';
-import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
-import { NO_WORKBOOK } from '../../support/read-deps.ts';
-
-type Responder = (request: DaguRequest) => DaguResponse;
-
-function fakeDagu(generation: 1 | 2, responder: Responder): DaguClient & { calls: DaguRequest[] } {
-  const calls: DaguRequest[] = [];
-  return {
-    generation,
-    calls,
-    async get(request) {
-      calls.push(request);
-      return responder(request);
-    },
-    async ping() {
-      return true;
-    },
-    async close() {},
-  };
-}
+import { fakeDagu, NO_WORKBOOK, OPEN, type Responder } from '../../support/read-deps.ts';
 
 function query(raw: string): ReadQuery {
   return { raw, params: raw.split('&').map((pair) => pair.split('=') as [string, string]) };
@@ -54,7 +34,6 @@ function stepLogRead(fields: ReadFields, raw?: string): ResolvedRead {
   return request;
 }
 
-const OPEN: CallContext = { access: UNRESTRICTED_ACCESS };
 const NO_SECRET: AccessPolicy = {
   canReadDag: (name) => name !== 'secret',
   canReadWorkspace: () => true,
