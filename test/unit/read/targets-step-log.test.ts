@@ -11,12 +11,7 @@ import {
   planStepLog,
   stepLogHandlers,
 } from '../../../src/read/targets/step-log.ts';
-import type {
-  AccessPolicy,
-  ReadFields,
-  ReadQuery,
-  ResolvedRead,
-} from '../../../src/read/types.ts';
+import type { AccessPolicy, ReadFields, ReadQuery, ResolvedRead } from '../../../src/read/types.ts';
 import { fakeDagu, NO_WORKBOOK, OPEN, type Responder } from '../../support/read-deps.ts';
 
 function query(raw: string): ReadQuery {
