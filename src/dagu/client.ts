@@ -37,6 +37,8 @@ const shownValue = (value: string) =>
   JSON.stringify(value.length > MAX_SHOWN_VALUE ? `${value.slice(0, MAX_SHOWN_VALUE)}…` : value);
 
 const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what it finds
+const CONTROL_CHARACTER = /[\u0000-\u001F\u007F]/;
 
 /**
  * True when the value cannot be sent to Dagu as the one path segment it is meant to be:
@@ -45,7 +47,9 @@ const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
  *   on the `/dag-runs/{name}` routes of 1.30, decodes the name a second time (observed: the name
  *   `x%2F..%2Ftwo-steps` reads the runs of `two-steps`; `two%2Dsteps` would read `two-steps`), so
  *   such a value would name a different resource;
- * - not well-formed Unicode (a lone surrogate cannot be encoded as UTF-8).
+ * - not well-formed Unicode (a lone surrogate cannot be encoded as UTF-8);
+ * - containing a control character: no file or run name has one, and Dagu 1.30 answers such a DAG
+ *   name with a 200 stub instead of a not-found (observed with NUL).
  * No DAG, run, sub run or step with such a name can be read through Dagu's REST API.
  */
 export function isPathStructure(value: string): boolean {
@@ -56,6 +60,7 @@ export function isPathStructure(value: string): boolean {
     value.includes('/') ||
     value.includes('\\') ||
     PERCENT_ESCAPE.test(value) ||
+    CONTROL_CHARACTER.test(value) ||
     LONE_SURROGATE.test(value)
   );
 }

@@ -43,6 +43,7 @@ const PROBES = [
   'two steps',
   'twö-steps ✓ 日本',
   'x'.repeat(10_000),
+  'two\u0000steps',
 ];
 
 /** Requests recorded while running `action`. */

@@ -108,6 +108,11 @@ describe('Dagu client: escaping and the path-structure rule (request-recording s
       '%2F%zz',
       '%41',
       'two%2Dsteps',
+      // Control characters: Dagu 1.30 answers a NUL in a DAG name with a 200 stub.
+      'a\u0000b',
+      'tab\there',
+      'line\nbreak',
+      'del\u007f',
     ];
     for (const value of refused) {
       assert.equal(isPathStructure(value), true, JSON.stringify(value));
