@@ -45,6 +45,7 @@ import {
 
 /** Longest DAG name whose file `<name>.yaml` fits the 255-byte file-name limit of common file systems. */
 export const MAX_DAG_NAME_BYTES = 250;
+const YAML_EXTENSION = /\.ya?ml$/i;
 
 type LatestRun = {
   dagRunId: string;
@@ -146,6 +147,14 @@ async function fetchDag(scope: ReadScope, route: string): Promise<{ body: Json; 
   // load error instead of 404, so such a name is answered here: no DAG can have it.
   if (Buffer.byteLength(name, 'utf8') > MAX_DAG_NAME_BYTES) {
     throw readError.notFound(`${dagSubject(name)} does not exist.`);
+  }
+  // Dagu also finds a DAG by its file name (`two-steps.yaml`), an alias that would make a second,
+  // non-canonical URI for the same DAG: the DAG name is the file name without the extension.
+  if (YAML_EXTENSION.test(name)) {
+    const error = readError.notFound(
+      `${dagSubject(name)} does not exist; DAG names have no .yaml extension.`,
+    );
+    throw await withSuggestions(scope, error, name);
   }
   let response: Awaited<ReturnType<typeof fetchAny>>;
   try {

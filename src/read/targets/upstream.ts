@@ -141,7 +141,11 @@ export async function suggestDagNames(scope: ReadScope, name: string): Promise<s
   try {
     const files = await listAllDagFiles(scope, [], SUGGESTION_PAGES);
     const names = files.map(dagFileName).filter((candidate) => scope.call.access.canReadDag(candidate));
-    return closeNames(name, names);
+    const close = closeNames(name, names);
+    // A file name (`two-steps.yaml`) suggests its DAG (`two-steps`) first.
+    const stem = name.replace(/\.ya?ml$/i, '');
+    if (stem === name || !names.includes(stem)) return close;
+    return [stem, ...close.filter((candidate) => candidate !== stem)].slice(0, 5);
   } catch {
     return [];
   }

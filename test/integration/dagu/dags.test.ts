@@ -209,6 +209,16 @@ describe('dag', () => {
     assert.equal(far.details, undefined);
   });
 
+  it('a file name is not a DAG name: not found, suggesting the DAG, for dag and dag_spec', async () => {
+    for (const target of ['dag', 'dag_spec'] as const) {
+      for (const name of [`${dagu.seed.dags.twoSteps}.yaml`, `${dagu.seed.dags.twoSteps}.YML`]) {
+        const error = await reader.fail({ target, name });
+        assert.equal(error.code, 'resource_not_found', `${target} ${name}`);
+        assert.deepEqual(error.details, { didYouMean: [dagu.seed.dags.twoSteps] });
+      }
+    }
+  });
+
   it('suggestions allow a swap of two letters and only name DAGs the caller may read', async () => {
     const open = await reader.fail({ target: 'dag', name: 'fials' });
     assert.deepEqual(open.details, { didYouMean: ['fails'] });
