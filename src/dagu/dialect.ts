@@ -80,13 +80,26 @@ export interface DagListPlan {
   perPage: number;
 }
 
+/**
+ * Dagu multiplies `page` by the page size in 64-bit integers and fails (HTTP 500) near the top of the
+ * range the contract allows; any page past the end of a real list is empty, so larger pages are sent
+ * as this one.
+ */
+export const MAX_UPSTREAM_PAGE = 1_000_000;
+
+/** A query pair as sent upstream: `page` capped at MAX_UPSTREAM_PAGE, everything else as given. */
+export const upstreamPair = ([key, value]: readonly [string, string]): [string, string] => [
+  key,
+  key === 'page' ? String(Math.min(Number(value), MAX_UPSTREAM_PAGE)) : value,
+];
+
 export function planDagList(generation: Generation, query: QueryPairs): DagListPlan {
   const page = Number(firstOf(query, 'page') ?? 1);
   const perPage = Math.min(Number(firstOf(query, 'perPage') ?? DAGS_DEFAULT_PER_PAGE), DAGS_MAX_PER_PAGE);
-  if (generation === 2) return { upstream: query.map(([k, v]) => [k, v]), clientLabels: [], page, perPage };
+  if (generation === 2) return { upstream: query.map(upstreamPair), clientLabels: [], page, perPage };
   const labels = splitLabels(firstOf(query, 'labels'));
   const upstream: Array<[string, string]> = [];
-  for (const [key, value] of query) if (key !== 'labels') upstream.push([key, value]);
+  for (const pair of query) if (pair[0] !== 'labels') upstream.push(upstreamPair(pair));
   if (labels[0] !== undefined) upstream.push(['tag', labels[0]]);
   return { upstream, clientLabels: labels.slice(1), page, perPage };
 }

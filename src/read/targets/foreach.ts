@@ -1,3 +1,4 @@
+import { upstreamPair } from '../../dagu/dialect.ts';
 import { readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
 import { queryEscape } from '../input/percent.ts';
@@ -174,7 +175,9 @@ const readForeachItems: TargetHandler = async (request, deps, call) => {
   prepare(request, deps.dagu.generation, call);
   const run = runRoute(request.fields);
   const stepName = request.fields.stepName ?? '';
-  const query = (request.query?.params ?? []).filter(([key]) => FOREACH_LIST_PARAMS.has(key));
+  const query = (request.query?.params ?? [])
+    .filter(([key]) => FOREACH_LIST_PARAMS.has(key))
+    .map(upstreamPair);
   const response = await deps.dagu.get({
     route: `${run.prefix}/steps/{stepName}/foreach`,
     params: { ...run.params, stepName },

@@ -1,3 +1,4 @@
+import { upstreamPair } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
 import { type ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
@@ -281,8 +282,8 @@ const readWiki: TargetHandler = async (request, deps, call) => {
   const prefix = effectivePrefix(request);
   const query: Array<[string, string]> = [['workspace', workspace]];
   if (prefix !== undefined) query.push(['prefix', prefix]);
-  for (const [key, value] of request.query?.params ?? [])
-    if (WIKI_LIST_PARAMS.has(key)) query.push([key, value]);
+  for (const pair of request.query?.params ?? [])
+    if (WIKI_LIST_PARAMS.has(pair[0])) query.push(upstreamPair(pair));
   const response = await deps.dagu.get({ route: '/wiki', query, signal: call.signal });
   if (response.status !== 200) throw wikiFailure(response, request);
   return { data: mapWikiList(response.body, workspace, call.access), upstreamStatus: response.status };

@@ -209,6 +209,13 @@ describe('dag', () => {
     assert.equal(far.details, undefined);
   });
 
+  it('a page far past the end is an empty page, even at the top of the integer range', async () => {
+    for (const page of ['1000', '9223372036854775807']) {
+      const { data } = await reader.read({ target: 'dags', query: `page=${page}` });
+      assert.deepEqual(itemsOf(data), [], page);
+    }
+  });
+
   it('a file name is not a DAG name: not found, suggesting the DAG, for dag and dag_spec', async () => {
     for (const target of ['dag', 'dag_spec'] as const) {
       for (const name of [`${dagu.seed.dags.twoSteps}.yaml`, `${dagu.seed.dags.twoSteps}.YML`]) {
