@@ -15,9 +15,6 @@ import { type QueryTarget, shown, validateQuery } from './query.ts';
 export const RESOURCE_FAMILIES = ['reference', 'dags', 'runs', 'wiki'] as const;
 export type ResourceFamily = (typeof RESOURCE_FAMILIES)[number];
 
-/** Deprecated family names: accepted when parsing, never built. */
-const FAMILY_ALIASES: ReadonlyMap<string, ResourceFamily> = new Map([['docs', 'wiki']]);
-
 type Slot = 'name' | 'dagRunId' | 'subRunId' | 'stepName' | 'item' | 'bodyStepName' | 'workspace' | 'path';
 
 /** A literal segment, one value segment, or (`rest`) a value spanning every remaining segment. */
@@ -334,10 +331,10 @@ function hasControlCharacter(value: string): boolean {
   return false;
 }
 
+// The families are exactly these hosts; the deprecated `docs`/`doc`/`doc_search` names are target
+// values only (targets.ts), so `dagu://docs…` is an unsupported family like any other host.
 function familyOf(host: string): ResourceFamily | undefined {
-  return (RESOURCE_FAMILIES as readonly string[]).includes(host)
-    ? (host as ResourceFamily)
-    : FAMILY_ALIASES.get(host);
+  return (RESOURCE_FAMILIES as readonly string[]).includes(host) ? (host as ResourceFamily) : undefined;
 }
 
 /** Syntax checks shared by parsing and link naming. `input` is the trimmed `uri` field. */

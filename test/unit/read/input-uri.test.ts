@@ -402,6 +402,13 @@ describe('other malformed and unsupported URIs', () => {
     'dagu://dag/x/spec',
     'dagu://workbook/x',
     'dagu://run/a/b',
+    // design §1: docs/doc/doc_search are deprecated target values, never a URI family.
+    'dagu://docs',
+    'dagu://docs/default',
+    'dagu://docs/default/guides%2Fdeploy',
+    'dagu://docs?flat=true',
+    'dagu://doc/default/a',
+    'dagu://doc_search',
   ]) {
     test(`${uri} is unsupported_resource`, () => {
       assertError(() => resolveReadInput({ uri }), { code: 'unsupported_resource', field: 'uri', uri });
@@ -466,14 +473,6 @@ describe('non-canonical input is answered with the canonical URI', () => {
     ['dagu://runs/demo dag/1', 'dagu://runs/demo%20dag/1', 'run', { name: 'demo dag', dagRunId: '1' }],
     ['dagu://runs/é/1', 'dagu://runs/%C3%A9/1', 'run', { name: 'é', dagRunId: '1' }],
     ['dagu://runs/a(1)/b!', 'dagu://runs/a%281%29/b%21', 'run', { name: 'a(1)', dagRunId: 'b!' }],
-    ['dagu://docs', 'dagu://wiki', 'wiki', { workspace: 'all' }],
-    ['dagu://docs/default', 'dagu://wiki/default', 'wiki', { workspace: 'default' }],
-    [
-      'dagu://docs/default/guides%2Fdeploy',
-      'dagu://wiki/default/guides/deploy',
-      'wiki_page',
-      { workspace: 'default', path: 'guides/deploy' },
-    ],
     [
       'dagu://wiki/default/guides%2Fdeploy',
       'dagu://wiki/default/guides/deploy',
