@@ -223,14 +223,40 @@ export function shown(value: string): string {
   return JSON.stringify(value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value);
 }
 
+// RFC 3986 `query = *( pchar / "/" / "?" )`: unreserved, sub-delims, `:`, `@`, `/`, `?` and `%`
+// (whose escapes parseUrlQuery checks). Everything else must arrive percent-encoded.
+const QUERY_CHARACTER = /[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]/;
+
+/** The first character of `raw` that cannot appear in a URI query, described for a message. */
+export function badQueryCharacter(raw: string): string | undefined {
+  for (const ch of raw) {
+    if (QUERY_CHARACTER.test(ch)) continue;
+    const code = ch.codePointAt(0) ?? 0;
+    if (ch === ' ') return 'a space';
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) {
+      return `a control character (U+${code.toString(16).toUpperCase().padStart(4, '0')})`;
+    }
+    return `the character ${JSON.stringify(ch)}`;
+  }
+  return undefined;
+}
+
 /**
  * Validates an effective (non-empty) query string for `target`. Checks, in this order: leading `?`,
- * URL encoding, then per parameter in order of appearance: supported name, repetition, empty value,
- * value rule; finally the cross-parameter rules (step_log positioning). Values are trimmed.
+ * characters (only those a URI query may hold, so a returned URI is always a valid URI), URL
+ * encoding, then per parameter in order of appearance: supported name, repetition, empty value,
+ * surrounding whitespace, value rule; finally the cross-parameter rules (step_log positioning).
+ * Values are used exactly as decoded, never trimmed: `tail=%205` and `page=+5` (`+` is a space) fail.
  */
 export function validateQuery(target: QueryTarget, raw: string, source: QuerySource): ReadQuery {
   const fail = (message: string) => queryError(target, source, message);
   if (raw.startsWith('?')) throw fail("The query must not start with '?'.");
+  const bad = badQueryCharacter(raw);
+  if (bad !== undefined) {
+    throw fail(
+      `The query contains ${bad}, which cannot appear in a URI query; percent-encode it (for example a space as %20).`,
+    );
+  }
   const pairs = parseUrlQuery(raw);
   if (pairs === undefined) {
     throw fail("The query has malformed URL encoding: an invalid '%' escape or a ';' separator.");
@@ -238,7 +264,7 @@ export function validateQuery(target: QueryTarget, raw: string, source: QuerySou
   const compiled = COMPILED[target];
   const seen = new Set<string>();
   const params: Array<readonly [string, string]> = [];
-  for (const [key, rawValue] of pairs) {
+  for (const [key, value] of pairs) {
     const param = compiled.params.get(key);
     if (param === undefined) {
       throw fail(
@@ -247,8 +273,10 @@ export function validateQuery(target: QueryTarget, raw: string, source: QuerySou
     }
     if (seen.has(key) && !param.repeatable) throw fail(`The query parameter ${key} must not be repeated.`);
     seen.add(key);
-    const value = rawValue.trim();
-    if (value === '') throw fail(`The query parameter ${key} must not be empty.`);
+    if (value.trim() === '') throw fail(`The query parameter ${key} must not be empty or blank.`);
+    if (value.trim() !== value) {
+      throw fail(`The query parameter ${key} must not have leading or trailing whitespace.`);
+    }
     const expected = param.check(value);
     if (expected !== undefined) throw fail(`The query parameter ${key} ${expected} for target ${target}.`);
     params.push([key, value]);

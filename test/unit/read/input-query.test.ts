@@ -295,15 +295,129 @@ describe('URL query decoding like Go url.ParseQuery', () => {
   test('Go Atoi forms: leading zeros and an escaped sign are integers; int64 overflow is not', () => {
     assertQueryAccepted('dags', 'page=05', [['page', '05']]);
     assertQueryAccepted('dags', 'page=%2B5', [['page', '+5']]);
-    assertQueryAccepted('dags', 'page=+5', [['page', '5']]); // `+` decodes to a space, then trimmed
     assertQueryRejected('dags', `page=${INT64_OVER}`);
   });
 
-  test('values are trimmed; order of parameters is kept', () => {
-    assertQueryAccepted('runs', 'limit=%205%20&name=x', [
+  test('order of parameters is kept', () => {
+    assertQueryAccepted('runs', 'limit=5&name=x', [
       ['limit', '5'],
       ['name', 'x'],
     ]);
+  });
+});
+
+describe('values are never trimmed: a value must match its rule exactly after decoding', () => {
+  // `+` decodes to a space, so `page=+5` is " 5", not 5.
+  const padded = ['%205', '5%20', '%205%20', '+5', '5+', '%095', '5%0A', '%C2%A05'];
+  for (const target of QUERY_TARGETS) {
+    for (const [param, spec] of Object.entries(CONTRACT[target])) {
+      const value = encodeURIComponent(spec.valid[0] ?? '1');
+      for (const pad of padded) {
+        const query = `${param}=${pad.replace('5', value)}`;
+        test(`${target}: ${query} is rejected in both modes`, () => {
+          const error = assertError(inTargetMode(target, query), {
+            code: 'invalid_tool_input',
+            field: 'query',
+            target,
+          });
+          assert.equal(
+            error.message,
+            `The query parameter ${param} must not have leading or trailing whitespace.`,
+          );
+          assertQueryRejected(target, query);
+        });
+      }
+    }
+  }
+
+  test('blank values are empty', () => {
+    const error = errorOf(inTargetMode('run_logs', 'tail=%20%20'));
+    assert.equal(error.message, 'The query parameter tail must not be empty or blank.');
+    assertQueryRejected('dags', 'name=+');
+  });
+
+  test('inner spaces of a text value are kept', () => {
+    assertQueryAccepted('dags', 'name=a+b%20c', [['name', 'a b c']]);
+  });
+});
+
+describe('the raw query holds only characters a URI query may hold', () => {
+  const bad: Array<[string, string]> = [
+    ['tail= 5', 'a space'],
+    ['tail=5+ 6', 'a space'],
+    ['tail=5\t6', 'a control character (U+0009)'],
+    ['tail=\u00005', 'a control character (U+0000)'],
+    ['tail=5\u007f6', 'a control character (U+007F)'],
+    ['tail=5\u0085', 'a control character (U+0085)'],
+    ['tail="5"', 'the character "\\""'],
+    ['tail=<5>', 'the character "<"'],
+    ['tail=5|6', 'the character "|"'],
+    ['tail=5\\', 'the character "\\\\"'],
+    ['tail=5^', 'the character "^"'],
+    ['tail=5`', 'the character "`"'],
+    ['tail={5}', 'the character "{"'],
+    ['tail=[5]', 'the character "["'],
+    ['tail=é', 'the character "é"'],
+    ['tail=🚀', 'the character "🚀"'],
+  ];
+  for (const [query, described] of bad) {
+    test(`${JSON.stringify(query)} is rejected in target mode (${described})`, () => {
+      const error = assertError(inTargetMode('run_logs', query), {
+        code: 'invalid_tool_input',
+        field: 'query',
+        target: 'run_logs',
+      });
+      assert.equal(
+        error.message,
+        `The query contains ${described}, which cannot appear in a URI query; percent-encode it (for example a space as %20).`,
+      );
+    });
+  }
+  // In URI mode a C0 control character or DEL is refused by the URI check itself; the rest here.
+  const c0OrDel = (q: string) => [...q].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
+  for (const [query] of bad.filter(([q]) => !c0OrDel(q))) {
+    test(`dagu://…/logs?${JSON.stringify(query)} is invalid_resource_uri`, () => {
+      const uri = `${URI_BASE.run_logs}?${query}`;
+      assertError(() => resolveReadInput({ uri }), {
+        code: 'invalid_resource_uri',
+        field: 'uri',
+        target: 'run_logs',
+        uri,
+      });
+    });
+  }
+
+  test('the brief example: "tail= 5" is refused, so no URI with a raw space is returned', () => {
+    assertError(inTargetMode('run_logs', 'tail= 5'), {
+      code: 'invalid_tool_input',
+      field: 'query',
+      target: 'run_logs',
+    });
+    assertError(() => resolveReadInput({ uri: 'dagu://runs/nightly/r1/logs?tail= 5' }), {
+      code: 'invalid_resource_uri',
+      field: 'uri',
+      target: 'run_logs',
+      uri: 'dagu://runs/nightly/r1/logs?tail= 5',
+    });
+  });
+
+  test("every RFC 3986 query character is accepted raw (sub-delims, ':', '@', '/', '?')", () => {
+    assertQueryAccepted('runs', "cursor=a-._~!$'()*,:@/?%3Bz", [['cursor', "a-._~!$'()*,:@/?;z"]]);
+    assertQueryAccepted('dags', 'name=%C3%A9%20x', [['name', 'é x']]);
+  });
+
+  test('characters are checked before the URL encoding', () => {
+    const error = errorOf(inTargetMode('dags', 'name=%zz x'));
+    assert.match(error.message, /a space/);
+  });
+
+  test('a query field is trimmed as a field; surrounding whitespace never reaches the URI', () => {
+    assert.equal(inTargetMode('run_logs', ' \ttail=5 \n')().uri, 'dagu://runs/nightly/r1/logs?tail=5');
+  });
+
+  test('the prefix field joins the query escaped, so the returned URI stays valid', () => {
+    const resolved = resolveReadInput({ target: 'wiki', prefix: 'Team Notes/v1', query: 'flat=true' });
+    assert.equal(resolved.uri, 'dagu://wiki?flat=true&prefix=Team+Notes%2Fv1');
   });
 
   test('an empty effective query is absent', () => {
