@@ -56,6 +56,19 @@ export class ReadError extends Error {
     );
   }
 
+  /**
+   * A copy naming exactly this `uri` (or none): the read service decides it from the request, so
+   * every target follows the contract's rule the same way.
+   */
+  withUri(uri: string | undefined): ReadError {
+    if (uri === this.uri) return this;
+    const { uri: _previous, ...rest } = this.toObject();
+    return new ReadError(uri === undefined ? rest : { ...rest, uri }, {
+      upstreamStatus: this.upstreamStatus,
+      cause: this.cause,
+    });
+  }
+
   toObject(): ToolErrorObject {
     const object: ToolErrorObject = { code: this.code, message: this.message };
     if (this.target !== undefined) object.target = this.target;

@@ -63,10 +63,12 @@ export function createReadService(
       if (result.upstreamStatus !== undefined) facts.upstreamStatus = result.upstreamStatus;
       return { ok: true, envelope: buildEnvelope(resolved, result.data), facts };
     } catch (caught) {
+      // Input errors carry what the input layer found; after resolution the contract's `uri` rule is
+      // applied here, whatever a target handler put in its error.
       const error =
         request === undefined
           ? toReadError(caught)
-          : toReadError(caught, { target: request.target, uri: errorUri(request, rawArguments) });
+          : toReadError(caught, { target: request.target }).withUri(errorUri(request, rawArguments));
       if (error.upstreamStatus !== undefined) facts.upstreamStatus = error.upstreamStatus;
       if (facts.target === undefined && error.target !== undefined) facts.target = error.target;
       return { ok: false, error: error.toObject(), facts, ...causeOf(error) };
