@@ -33,9 +33,11 @@ import {
 /**
  * Turns raw `dagu_read` arguments into a ResolvedRead, or throws the contract's ReadError.
  *
- * Order of checks (the first failing one wins, so errors are deterministic):
+ * Order of checks (the first failing one wins, so errors are deterministic). A check that several
+ * fields fail reports all of them: one field → `field`; several → `details.fields` and no `field`
+ * (the contract's optional error field rules).
  *  1. not a plain JSON object            → invalid_tool_input, no field
- *  2. unknown field (own `__proto__` too) → invalid_tool_input, field = first unknown name
+ *  2. unknown fields (own `__proto__` too), in input key order → invalid_tool_input
  *  3. types (string or null; limit integer or null), in input key order; then trimming
  *  4. mode: uri with any target-mode field → invalid_tool_input, details.fields;
  *     neither target nor uri              → invalid_tool_input
@@ -49,6 +51,23 @@ import {
  *  9. query (leading `?`, encoding, parameters), then prefix field vs prefix parameter
  * 10. canonical `uri` where the contract's target table gives one in target mode.
  */
+
+// ---- error fields -----------------------------------------------------------------------------
+
+/** Where an error points: one field → `field`; several → `details.fields` and no `field`. */
+function faultyFields(fields: readonly string[]): { field?: string; details?: { fields: string[] } } {
+  return fields.length === 1 ? { field: fields[0] } : { details: { fields: [...fields] } };
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(names: readonly string[]): string {
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+/** `The name field` or `The name and dagRunId fields` (`the …` with `lower`). */
+function theFields(fields: readonly string[], lower = false): string {
+  return `${lower ? 'the' : 'The'} ${listed(fields)} field${fields.length === 1 ? '' : 's'}`;
+}
 
 // ---- 1–3: shape, unknown fields, types ------------------------------------------------------
 
@@ -73,35 +92,47 @@ function readGiven(raw: unknown): Given {
   // Object.keys lists an own `__proto__` (JSON.parse creates one), so it is caught as unknown.
   const keys = Object.keys(raw);
   const unknown = keys.filter((key) => !isReadInputField(key));
-  const first = unknown[0];
-  if (first !== undefined) {
+  if (unknown.length > 0) {
     const message =
       unknown.length === 1
-        ? `Unknown field ${shown(first)}.`
+        ? `Unknown field ${shown(unknown[0] ?? '')}.`
         : `Unknown fields ${unknown.map(shown).join(', ')}.`;
-    throw readError.invalidInput(
-      message,
-      unknown.length === 1 ? { field: first } : { field: first, details: { fields: unknown } },
-    );
+    throw readError.invalidInput(message, faultyFields(unknown));
   }
   const given: Given = { strings: {}, sent: new Set(keys) };
+  const wrongType: ReadInputField[] = [];
   for (const key of keys as ReadInputField[]) {
     const value = raw[key];
     if (value === null || value === undefined) continue;
     if (FIELD_SPECS[key].type === 'integer') {
-      if (typeof value !== 'number' || !Number.isInteger(value)) {
-        throw readError.invalidInput(`The ${key} field must be an integer or null.`, { field: key });
-      }
-      given.limit = value;
+      if (typeof value !== 'number' || !Number.isInteger(value)) wrongType.push(key);
+      else given.limit = value;
       continue;
     }
     if (typeof value !== 'string') {
-      throw readError.invalidInput(`The ${key} field must be a string or null.`, { field: key });
+      wrongType.push(key);
+      continue;
     }
     const effective = FIELD_SPECS[key].trim ? value.trim() : value;
     if (effective !== '') given.strings[key as StringField] = effective;
   }
+  if (wrongType.length > 0) throw readError.invalidInput(typeMessage(wrongType), faultyFields(wrongType));
   return given;
+}
+
+/** `The name field must be a string or null.`, or every wrong field by the type it must have. */
+function typeMessage(fields: readonly ReadInputField[]): string {
+  const strings = fields.filter((field) => FIELD_SPECS[field].type === 'string');
+  const integers = fields.filter((field) => FIELD_SPECS[field].type === 'integer');
+  const parts: string[] = [];
+  if (strings.length > 0) {
+    parts.push(`${theFields(strings)} must be ${strings.length === 1 ? 'a string' : 'strings'} or null`);
+  }
+  if (integers.length > 0) {
+    const must = `must be ${integers.length === 1 ? 'an integer' : 'integers'} or null`;
+    parts.push(`${theFields(integers, parts.length > 0)} ${must}`);
+  }
+  return `${parts.join(', and ')}.`;
 }
 
 function has(given: Given, field: ReadInputField): boolean {
@@ -265,13 +296,18 @@ function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
   const rules = FIELD_RULES[target];
   const fail = (field: TargetField, message: string) => readError.invalidInput(message, { target, field });
 
-  for (const field of TARGET_FIELDS) {
-    if (rules[field] === 'forbidden' && has(given, field)) {
-      throw fail(field, `The ${field} field is not allowed for target ${target}.`);
-    }
+  const failAll = (failed: readonly TargetField[], message: string) =>
+    readError.invalidInput(message, { target, ...faultyFields(failed) });
+
+  const forbidden = TARGET_FIELDS.filter((field) => rules[field] === 'forbidden' && has(given, field));
+  if (forbidden.length > 0) {
+    const verb = forbidden.length === 1 ? 'is' : 'are';
+    throw failAll(forbidden, `${theFields(forbidden)} ${verb} not allowed for target ${target}.`);
   }
-  for (const field of spec.required) {
-    if (!has(given, field)) throw fail(field, `The ${field} field is required for target ${target}.`);
+  const missing = spec.required.filter((field) => !has(given, field));
+  if (missing.length > 0) {
+    const verb = missing.length === 1 ? 'is' : 'are';
+    throw failAll(missing, `${theFields(missing)} ${verb} required for target ${target}.`);
   }
   for (const [a, b] of spec.together) {
     if (has(given, a) && !has(given, b))

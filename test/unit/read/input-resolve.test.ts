@@ -355,9 +355,18 @@ describe('unknown fields', () => {
     assertError(raw, invalid('__proto__'));
   });
 
-  test('several unknown fields: the first is field, all are in details', () => {
-    const error = assertError({ a: 1, target: 'dags', b: 2 }, invalid('a'));
+  test('several unknown fields: no field, all of them in details.fields, in input order', () => {
+    const error = assertError({ a: 1, target: 'dags', b: 2 }, invalid());
     assert.deepEqual(error.details, { fields: ['a', 'b'] });
+    assert.equal(error.message, 'Unknown fields "a", "b".');
+    const brief = assertError({ foo: 1, bar: 2, target: 'dags' }, invalid());
+    assert.deepEqual(brief.details, { fields: ['foo', 'bar'] });
+    assert.equal('field' in brief, false);
+  });
+
+  test('one unknown field: field, no details', () => {
+    const error = assertError({ foo: 1, target: 'dags' }, invalid('foo'));
+    assert.equal(error.details, undefined);
   });
 
   test('unknown fields are reported before type errors and mode errors', () => {
@@ -394,6 +403,20 @@ describe('types', () => {
       assert.equal(error.message, 'The limit field must be an integer or null.');
     });
   }
+
+  test('several wrong types: no field, all of them in details.fields, in input order', () => {
+    let error = assertError({ target: 'dags', name: 1, uri: false }, invalid());
+    assert.deepEqual(error.details, { fields: ['name', 'uri'] });
+    assert.equal(error.message, 'The name and uri fields must be strings or null.');
+    error = assertError({ limit: '5', target: 5, search: [], path: {} }, invalid());
+    assert.deepEqual(error.details, { fields: ['limit', 'target', 'search', 'path'] });
+    assert.equal(
+      error.message,
+      'The target, search and path fields must be strings or null, and the limit field must be an integer or null.',
+    );
+    error = assertError({ target: 'dag_search', search: 'x', limit: 1.5, name: null }, invalid('limit'));
+    assert.equal(error.details, undefined);
+  });
 
   test('type errors come before mode errors', () => {
     assertError({ uri: 'dagu://dags', target: 5 }, invalid('target'));
@@ -565,7 +588,9 @@ describe('targets', () => {
     assert.equal(page.target, 'wiki_page');
     assert.equal(page.uri, 'dagu://wiki/default/a');
     assert.equal(resolveReadInput({ target: ' doc_search ', search: 'x' }).target, 'wiki_search');
-    assertError({ target: 'doc' }, invalid('workspace', 'wiki_page'));
+    const error = assertError({ target: 'doc' }, invalid(undefined, 'wiki_page'));
+    assert.deepEqual(error.details, { fields: ['workspace', 'path'] });
+    assertError({ target: 'doc', path: 'a' }, invalid('workspace', 'wiki_page'));
   });
 
   test('defaults: reference topic, workspace all', () => {
@@ -682,12 +707,45 @@ describe('check order', () => {
   test('forbidden before required', () => {
     assertError({ target: 'run', query: 'x' }, invalid('query', 'run'));
   });
-  test('forbidden fields in field-table order', () => {
-    assertError({ target: 'references', cursor: 'c', name: 'n' }, invalid('name', 'references'));
+  test('several forbidden fields: all of them in details.fields, in field-table order', () => {
+    const error = assertError(
+      { target: 'references', cursor: 'c', name: 'n' },
+      invalid(undefined, 'references'),
+    );
+    assert.deepEqual(error.details, { fields: ['name', 'cursor'] });
+    assert.equal(error.message, 'The name and cursor fields are not allowed for target references.');
+    const brief = assertError({ target: 'dags', name: 'x', dagRunId: 'y' }, invalid(undefined, 'dags'));
+    assert.deepEqual(brief.details, { fields: ['name', 'dagRunId'] });
+    assert.equal('field' in brief, false);
+    const three = assertError(
+      { target: 'dags', limit: 5, password: 'p', name: 'x' },
+      invalid(undefined, 'dags'),
+    );
+    assert.deepEqual(three.details, { fields: ['name', 'password', 'limit'] });
+    assert.equal(three.message, 'The name, password and limit fields are not allowed for target dags.');
   });
-  test('required fields in field-table order', () => {
-    assertError({ target: 'step_log' }, invalid('name', 'step_log'));
-    assertError({ target: 'step_log', name: 'n' }, invalid('dagRunId', 'step_log'));
+  test('several missing required fields: all of them in details.fields, in field-table order', () => {
+    const run = assertError({ target: 'run' }, invalid(undefined, 'run'));
+    assert.deepEqual(run.details, { fields: ['name', 'dagRunId'] });
+    assert.equal(run.message, 'The name and dagRunId fields are required for target run.');
+    assert.equal('field' in run, false);
+    const step = assertError({ target: 'step_log', dagRunId: 'r' }, invalid(undefined, 'step_log'));
+    assert.deepEqual(step.details, { fields: ['name', 'stepName'] });
+    const item = assertError({ target: 'foreach_item' }, invalid(undefined, 'foreach_item'));
+    assert.deepEqual(item.details, { fields: ['name', 'dagRunId', 'stepName', 'item'] });
+    assert.equal(
+      item.message,
+      'The name, dagRunId, stepName and item fields are required for target foreach_item.',
+    );
+    const one = assertError(
+      { target: 'step_log', name: 'n', stepName: 's' },
+      invalid('dagRunId', 'step_log'),
+    );
+    assert.equal(one.details, undefined);
+  });
+  test('forbidden fields are reported before missing ones', () => {
+    const error = assertError({ target: 'run', query: 'x', cursor: 'c' }, invalid(undefined, 'run'));
+    assert.deepEqual(error.details, { fields: ['query', 'cursor'] });
   });
   test('required before values', () => {
     assertError({ target: 'wiki_page', path: '/bad' }, invalid('workspace', 'wiki_page'));
