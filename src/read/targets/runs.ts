@@ -285,7 +285,7 @@ async function runNotFound(scope: ReadScope, error: ReadError): Promise<ReadErro
 }
 
 /** The id of the newest run of DAG `name` (`GET /dag-runs/{name}/latest`). */
-async function resolveLatest(scope: ReadScope, name: string): Promise<string> {
+export async function resolveLatest(scope: ReadScope, name: string): Promise<string> {
   let response: Awaited<ReturnType<typeof fetchAny>>;
   try {
     response = await fetchAny(scope, {

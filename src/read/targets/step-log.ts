@@ -5,6 +5,7 @@ import type { TargetHandler } from '../handler.ts';
 import type { ReadTarget } from '../targets.ts';
 import type { CallContext, ReadQuery, ResolvedRead } from '../types.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from './log.ts';
+import { resolveLatest } from './runs.ts';
 import { isRecord } from './upstream.ts';
 
 /**
@@ -226,6 +227,9 @@ const readStepLog: TargetHandler = async (request, deps, call) => {
 
   const run = runRoute(request.fields);
   const params: Record<string, string> = { ...run.params, stepName: request.fields.stepName ?? '' };
+  // Dagu's log routes do not know `latest` (its run route does): read the newest run's id first.
+  if (params.dagRunId === 'latest')
+    params.dagRunId = await resolveLatest({ request, deps, call }, params.name ?? '');
   const stepRoute = `${run.prefix}/steps/{stepName}`;
   let route = `${stepRoute}/log`;
   if (foreachBody) {

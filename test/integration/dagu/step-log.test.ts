@@ -74,6 +74,15 @@ describe('step_log against the real Dagu', () => {
     });
   });
 
+  test('dagRunId latest reads the newest run, as the run target does', async () => {
+    const { dags, facts } = dagu.seed;
+    const { data, request } = await read(
+      stepLog({ name: dags.twoSteps, dagRunId: 'latest', stepName: facts.twoStepsStepNames[0] }),
+    );
+    assert.equal(request.uri, `dagu://runs/${dags.twoSteps}/latest/steps/step%20one/logs`);
+    assert.equal(data.stdoutContent, 'hello from step one');
+  });
+
   test('stream=stdout and stream=stderr read one stream; the other content is empty', async () => {
     const { runs, dags, facts } = dagu.seed;
     const base = { name: dags.fails, dagRunId: runs.fails, stepName: facts.failsStepName };
