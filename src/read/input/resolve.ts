@@ -49,7 +49,10 @@ import {
  *  8. defaults (reference name, workspace `all`), then field values (limit range, wiki_page
  *     workspace and path, workbook extension, prefix)
  *  9. query (leading `?`, encoding, parameters), then prefix field vs prefix parameter
- * 10. canonical `uri` where the contract's target table gives one in target mode.
+ * 10. a path-segment value that is `.` or `..` names nothing → resource_not_found with target and
+ *     field, no uri (design §1: Dagu reads such a value as path structure, and a URI holding it
+ *     would be one the gateway itself rejects)
+ * 11. canonical `uri` where the contract's target table gives one in target mode.
  */
 
 // ---- error fields -----------------------------------------------------------------------------
@@ -282,6 +285,36 @@ export const TARGETS_WITH_TARGET_MODE_URI: readonly ReadTarget[] = Object.keys(
   TARGET_MODE_URI,
 ) as ReadTarget[];
 
+/**
+ * Fields whose value is one path segment: of the `dagu://` URI (and of the Dagu route) for every
+ * target that takes them. `workspace` is a segment only of the Wiki listing and page URIs; for the
+ * search targets it is a filter, where an unknown workspace simply finds nothing.
+ */
+const SEGMENT_FIELDS: ReadonlyArray<readonly [TargetField, readonly ReadTarget[] | 'all', string]> = [
+  ['name', 'all', 'DAG'],
+  ['dagRunId', 'all', 'DAG-run'],
+  ['subRunId', 'all', 'sub DAG-run'],
+  ['stepName', 'all', 'step'],
+  ['item', 'all', 'foreach item'],
+  ['bodyStepName', 'all', 'body step'],
+  ['workspace', ['wiki', 'wiki_page'], 'workspace'],
+];
+
+const isDotSegment = (value: unknown): boolean => value === '.' || value === '..';
+
+/** The first segment field (field-table order) whose value is `.` or `..`: it can never name anything. */
+function dotSegmentField(target: ReadTarget, fields: ReadFields): TargetField | undefined {
+  for (const [field, targets] of SEGMENT_FIELDS) {
+    if ((targets === 'all' || targets.includes(target)) && isDotSegment(fields[field])) return field;
+  }
+  return undefined;
+}
+
+function segmentNoun(target: ReadTarget, field: TargetField): string {
+  if (field === 'name' && target === 'reference') return 'reference topic';
+  return SEGMENT_FIELDS.find(([candidate]) => candidate === field)?.[2] ?? field;
+}
+
 function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
   const target = resolveTargetName(supplied);
   if (target === undefined) {
@@ -346,6 +379,15 @@ function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
     }
     // The prefix narrows the listing, so it belongs in the URI that names this listing.
     query = appendQueryParam(query, 'prefix', fields.prefix);
+  }
+
+  const dotted = dotSegmentField(target, fields);
+  if (dotted !== undefined) {
+    const value = fields[dotted] as string;
+    throw readError.notFound(`The ${segmentNoun(target, dotted)} ${shown(value)} does not exist.`, {
+      target,
+      field: dotted,
+    });
   }
 
   const resolved: ResolvedRead = { mode: 'target', target, fields };

@@ -189,6 +189,21 @@ function shapeById(id: string): UriShape {
 
 // ---- building -------------------------------------------------------------------------------
 
+/**
+ * One value segment, escaped like Go's `url.PathEscape`. A `.` or `..` value is refused: escaping
+ * leaves dots alone, and a URI with such a segment is malformed (design §1), one the gateway itself
+ * would reject. Target mode answers such input with resource_not_found before building anything;
+ * a caller that builds from upstream data must not pass one either.
+ */
+function segment(shape: UriShape, slot: Slot, value: string): string {
+  if (value === '.' || value === '..') {
+    throw new RangeError(
+      `A ${shape.template} URI cannot hold ${JSON.stringify(value)} as its ${slot} segment.`,
+    );
+  }
+  return pathEscape(value);
+}
+
 /** Builds a shape's canonical URI: every value escaped per segment like Go's `url.PathEscape`. */
 function buildUri(shape: UriShape, fields: ReadFields): string {
   let uri = `dagu://${shape.family}`;
@@ -199,7 +214,14 @@ function buildUri(shape: UriShape, fields: ReadFields): string {
     }
     const value = fields[part.slot] ?? '';
     // A Wiki page path spans several segments; each of its segments is escaped on its own.
-    uri += `/${part.rest ? value.split('/').map(pathEscape).join('/') : pathEscape(value)}`;
+    uri += `/${
+      part.rest
+        ? value
+            .split('/')
+            .map((piece) => segment(shape, part.slot, piece))
+            .join('/')
+        : segment(shape, part.slot, value)
+    }`;
   }
   return uri;
 }

@@ -697,6 +697,91 @@ describe('field values', () => {
   });
 });
 
+describe('a path-segment value of . or .. names nothing: resource_not_found, no uri', () => {
+  const NOUN: Partial<Record<TargetField, string>> = {
+    name: 'DAG',
+    dagRunId: 'DAG-run',
+    subRunId: 'sub DAG-run',
+    stepName: 'step',
+    item: 'foreach item',
+    bodyStepName: 'body step',
+    workspace: 'workspace',
+  };
+  for (const target of READ_TARGETS) {
+    for (const field of Object.keys(NOUN) as TargetField[]) {
+      if (FIELD_RULES[target][field] === 'forbidden') continue;
+      // workspace is a URI segment only for the Wiki listing and page; the searches filter by it.
+      if (field === 'workspace' && target !== 'wiki' && target !== 'wiki_page') continue;
+      for (const value of ['.', '..', ' .. ']) {
+        test(`${target} × ${field} = ${JSON.stringify(value)}`, () => {
+          const input: Record<string, unknown> = { target, ...BASE[target], [field]: value };
+          if (target === 'step_log' && field === 'item') input.bodyStepName = 'body';
+          if (target === 'step_log' && field === 'bodyStepName') input.item = '3';
+          const error = errorOf(() => resolveReadInput(input));
+          const noun = target === 'reference' && field === 'name' ? 'reference topic' : NOUN[field];
+          assert.deepEqual(error, {
+            code: 'resource_not_found',
+            message: `The ${noun} ${JSON.stringify(value.trim())} does not exist.`,
+            target,
+            field,
+          });
+        });
+      }
+    }
+  }
+
+  test('the brief example: dag_spec name ".." has no uri', () => {
+    assert.deepEqual(
+      errorOf(() => resolveReadInput({ target: 'dag_spec', name: '..' })),
+      {
+        code: 'resource_not_found',
+        message: 'The DAG ".." does not exist.',
+        target: 'dag_spec',
+        field: 'name',
+      },
+    );
+  });
+
+  test('the outermost dotted field is named (field-table order)', () => {
+    const error = errorOf(() =>
+      resolveReadInput({ target: 'step_log', name: 'n', dagRunId: '..', stepName: '.', subRunId: '.' }),
+    );
+    assert.equal(error.field, 'dagRunId');
+  });
+
+  test('input errors come first: dotted values do not hide an invalid query or a missing field', () => {
+    assertError(
+      { target: 'run_logs', name: '..', dagRunId: '1', query: 'bogus=1' },
+      invalid('query', 'run_logs'),
+    );
+    assertError({ target: 'run', name: '..' }, invalid('dagRunId', 'run'));
+    assertError({ target: 'dag', name: '.', cursor: 'c' }, invalid('cursor', 'dag'));
+  });
+
+  test('values that merely contain dots are ordinary', () => {
+    for (const value of ['...', '.x', '..x', 'a.b', 'x..']) {
+      assert.equal(resolveReadInput({ target: 'dag_spec', name: value }).fields.name, value);
+    }
+    assert.equal(
+      resolveReadInput({ target: 'foreach_item', ...BASE.foreach_item, item: '2.inner.0' }).target,
+      'foreach_item',
+    );
+  });
+
+  test('search targets take any workspace value as a filter', () => {
+    for (const target of ['dag_search', 'wiki_search'] as const) {
+      assert.equal(resolveReadInput({ target, search: 'x', workspace: '..' }).fields.workspace, '..');
+    }
+  });
+
+  test('URI mode keeps reporting a dot segment as a malformed URI', () => {
+    assertError(
+      { uri: 'dagu://dags/%2E%2E/spec' },
+      { code: 'invalid_resource_uri', field: 'uri', uri: 'dagu://dags/%2E%2E/spec' },
+    );
+  });
+});
+
 describe('check order', () => {
   test('unsupported target before forbidden fields', () => {
     assertError(

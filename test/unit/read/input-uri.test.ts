@@ -614,8 +614,9 @@ describe('escaping round-trips with awkward values', () => {
 
   test('a value of . or .. cannot be addressed: its URI is rejected, never normalised', () => {
     for (const value of ['.', '..']) {
-      const uri = runUri(value, '1');
-      assertError(() => resolveReadInput({ uri }), invalidUri(uri));
+      for (const uri of [`dagu://runs/${value}/1`, `dagu://runs/n/${value}`, `dagu://dags/${value}/spec`]) {
+        assertError(() => resolveReadInput({ uri }), invalidUri(uri));
+      }
     }
   });
 
@@ -627,6 +628,75 @@ describe('escaping round-trips with awkward values', () => {
       assert.equal(resolveReadInput({ uri }).fields.name, name);
     }
     assert.ok(performance.now() - started < 2000);
+  });
+});
+
+describe('builders never emit a . or .. segment', () => {
+  const run = { name: 'nightly', dagRunId: 'r1' };
+  const sub = { ...run, subRunId: 'c1' };
+  // Every builder, once per value it puts into a path segment.
+  const builders: Array<[string, (value: string) => string]> = [
+    ['referenceUri topic', (v) => referenceUri(v)],
+    ['dagsSpecUri name', (v) => dagsSpecUri(v)],
+    ['runUri name', (v) => runUri(v, 'r1')],
+    ['runUri dagRunId', (v) => runUri('n', v)],
+    ['runUri subRunId', (v) => runUri('n', 'r1', v)],
+    ['runLogsUri name', (v) => runLogsUri(v, 'r1', 'tail=1')],
+    ['runLogsUri dagRunId', (v) => runLogsUri('n', v)],
+    ['stepLogUri name', (v) => stepLogUri({ ...run, name: v }, 's')],
+    ['stepLogUri dagRunId', (v) => stepLogUri({ ...run, dagRunId: v }, 's')],
+    ['stepLogUri subRunId', (v) => stepLogUri({ ...run, subRunId: v }, 's')],
+    ['stepLogUri stepName', (v) => stepLogUri(sub, v, 'tail=1')],
+    ['foreachItemsUri name', (v) => foreachItemsUri({ ...run, name: v }, 's')],
+    ['foreachItemsUri dagRunId', (v) => foreachItemsUri({ ...sub, dagRunId: v }, 's')],
+    ['foreachItemsUri subRunId', (v) => foreachItemsUri({ ...run, subRunId: v }, 's')],
+    ['foreachItemsUri stepName', (v) => foreachItemsUri(run, v, 'page=1')],
+    ['foreachItemUri name', (v) => foreachItemUri({ ...run, name: v }, 's', '0')],
+    ['foreachItemUri dagRunId', (v) => foreachItemUri({ ...run, dagRunId: v }, 's', '0')],
+    ['foreachItemUri subRunId', (v) => foreachItemUri({ ...run, subRunId: v }, 's', '0')],
+    ['foreachItemUri stepName', (v) => foreachItemUri(sub, v, '0')],
+    ['foreachItemUri item', (v) => foreachItemUri(run, 's', v)],
+    ['foreachStepLogUri name', (v) => foreachStepLogUri({ ...run, name: v }, 's', '0', 'b')],
+    ['foreachStepLogUri dagRunId', (v) => foreachStepLogUri({ ...run, dagRunId: v }, 's', '0', 'b')],
+    ['foreachStepLogUri subRunId', (v) => foreachStepLogUri({ ...run, subRunId: v }, 's', '0', 'b')],
+    ['foreachStepLogUri stepName', (v) => foreachStepLogUri(sub, v, '0', 'b')],
+    ['foreachStepLogUri item', (v) => foreachStepLogUri(run, 's', v, 'b')],
+    ['foreachStepLogUri bodyStepName', (v) => foreachStepLogUri(sub, 's', '0', v, 'tail=1')],
+    ['wikiUri workspace', (v) => wikiUri(v)],
+    ['wikiUri workspace + query', (v) => wikiUri(v, 'flat=true')],
+    ['wikiPageUri workspace', (v) => wikiPageUri(v, 'guides/deploy')],
+    ['wikiPageUri path', (v) => wikiPageUri('default', v)],
+    ['wikiPageUri path, first segment', (v) => wikiPageUri('default', `${v}/deploy`)],
+    ['wikiPageUri path, inner segment', (v) => wikiPageUri('default', `guides/${v}/deploy`)],
+    ['wikiPageUri path, last segment', (v) => wikiPageUri('default', `guides/${v}`)],
+  ];
+  const hasDotSegment = (uri: string) =>
+    uri
+      .slice('dagu://'.length)
+      .split('?')[0]!
+      .split('/')
+      .some((part) => part === '.' || part === '..');
+
+  for (const [label, build] of builders) {
+    for (const value of ['.', '..']) {
+      test(`${label} ${JSON.stringify(value)} throws instead of emitting it`, () => {
+        assert.throws(() => build(value), RangeError);
+      });
+    }
+    test(`${label}: near-dot values are ordinary segments`, () => {
+      for (const value of ['...', '.x', '..x', 'x.', 'x..', '_.']) {
+        const uri = build(value);
+        assert.equal(hasDotSegment(uri), false, uri);
+        // A Wiki page path segment must not start or end with a dot at all (page-path.ts).
+        if (!label.startsWith('wikiPageUri path')) assert.equal(resolveReadInput({ uri }).uri, uri);
+      }
+    });
+  }
+
+  test('the builders without value segments never hold one', () => {
+    for (const uri of [referenceUri(), dagsUri(), dagsUri('name=..'), runsUri(), runsUri('name=.')]) {
+      assert.equal(hasDotSegment(uri), false, uri);
+    }
   });
 });
 
