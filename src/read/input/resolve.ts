@@ -1,3 +1,4 @@
+import { basename, extname } from 'node:path';
 import { ReadError, readError } from '../errors.ts';
 import { DEPRECATED_TARGET_ALIASES, isReadTarget, READ_TARGETS, type ReadTarget } from '../targets.ts';
 import type { ReadFields, ReadQuery, ResolvedRead } from '../types.ts';
@@ -204,9 +205,13 @@ interface ValueRule {
   targets: readonly ReadTarget[];
   /** What is wrong with the value (completing "The {field} field …"), or undefined. */
   problem: (value: FieldValue) => string | undefined;
+  /** The whole message instead of "The {field} field {problem} for target {target}.", where a spec words it. */
+  message?: (value: FieldValue) => string;
 }
 
-const WORKBOOK_EXTENSION = /\.xls[xm]$/i;
+// The same test and wording as the workbook reader's own check (src/workbook/locate.ts), so the
+// answer does not depend on which layer sees the path first.
+const WORKBOOK_EXTENSIONS: ReadonlySet<string> = new Set(['.xlsx', '.xlsm']);
 
 // Value rules per field; each applies to the targets listed (the ones that allow the field).
 const VALUE_RULES: readonly ValueRule[] = [
@@ -238,7 +243,12 @@ const VALUE_RULES: readonly ValueRule[] = [
     field: 'path',
     targets: ['workbook'],
     problem: (value) =>
-      WORKBOOK_EXTENSION.test(String(value)) ? undefined : 'must name an .xlsx or .xlsm file',
+      WORKBOOK_EXTENSIONS.has(extname(String(value)).toLowerCase())
+        ? undefined
+        : 'must name an .xlsx or .xlsm file',
+    // workbook-profile.md, "Input and errors": `<file name>: only .xlsx and .xlsm workbooks …`.
+    message: (value) =>
+      `${basename(String(value))}: only .xlsx and .xlsm workbooks are supported; save as .xlsx`,
   },
   {
     field: 'prefix',
@@ -362,8 +372,10 @@ function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
     const value = fields[rule.field];
     if (value === undefined) continue;
     const problem = rule.problem(value);
-    if (problem !== undefined)
-      throw fail(rule.field, `The ${rule.field} field ${problem} for target ${target}.`);
+    if (problem !== undefined) {
+      const message = rule.message?.(value) ?? `The ${rule.field} field ${problem} for target ${target}.`;
+      throw fail(rule.field, message);
+    }
   }
 
   let query: ReadQuery | undefined;

@@ -654,16 +654,31 @@ describe('field values', () => {
   for (const [path, ok] of [
     ['book.xlsx', true],
     ['/data/B.XLSM', true],
+    ['rel/dir/Book.XlSx', true],
     ['book.xls', false],
     ['book.csv', false],
     ['book', false],
     ['book.xlsx.bak', false],
+    ['.xlsx', false],
   ] as const) {
     test(`workbook: path ${path} is ${ok ? 'accepted' : 'refused'}`, () => {
       if (ok) assert.equal(resolveReadInput({ target: 'workbook', path }).fields.path, path);
       else assertError({ target: 'workbook', path }, invalid('path', 'workbook'));
     });
   }
+
+  test("workbook: the extension message is exactly workbook-profile.md's, with the file name", () => {
+    for (const [path, name] of [
+      ['/data/reports/q1.csv', 'q1.csv'],
+      ['  book.xls ', 'book.xls'],
+      ['notes', 'notes'],
+      ['dir/book.xlsx.bak', 'book.xlsx.bak'],
+      ['/data/dir/', 'dir'],
+    ]) {
+      const error = assertError({ target: 'workbook', path }, invalid('path', 'workbook'));
+      assert.equal(error.message, `${name}: only .xlsx and .xlsm workbooks are supported; save as .xlsx`);
+    }
+  });
 
   for (const target of ['wiki', 'wiki_search'] as const) {
     for (const prefix of ['/x', 'x/', 'a//b', '.x', 'lpt1']) {
