@@ -75,8 +75,19 @@ export function createReadService(
     }
   }
 
-  return {
-    read,
-    readUri: (uri, call) => read({ uri }, call),
-  };
+  /**
+   * A resources/read names its URI directly: an empty one is a malformed URI (`invalid_resource_uri`
+   * on `uri`), not a tool call that chose no addressing mode. No `uri` is echoed: none was given.
+   */
+  async function readUri(uri: string, call: CallContext): Promise<ReadOutcome> {
+    if (typeof uri !== 'string' || uri.trim() === '') {
+      const error = readError.invalidUri('The uri must not be empty; give a dagu:// resource URI.', {
+        field: 'uri',
+      });
+      return { ok: false, error: error.toObject(), facts: {} };
+    }
+    return read({ uri }, call);
+  }
+
+  return { read, readUri };
 }

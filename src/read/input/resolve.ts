@@ -186,6 +186,7 @@ function resolveUriMode(uri: string): ResolvedRead {
     target: parsed.target,
     fields: parsed.fields,
     uri: parsed.uri,
+    supplied: parsed.supplied,
   };
   if (parsed.query !== undefined) resolved.query = parsed.query;
   return resolved;
@@ -402,7 +403,9 @@ function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
     });
   }
 
-  const resolved: ResolvedRead = { mode: 'target', target, fields };
+  // What the caller gave, as opposed to defaults (`workspace: all`, `name: authoring`): echo fields.
+  const suppliedFields = TARGET_FIELDS.filter((field) => has(given, field));
+  const resolved: ResolvedRead = { mode: 'target', target, fields, supplied: suppliedFields };
   if (query !== undefined) resolved.query = query;
   const build = spec.uriInTargetMode ? TARGET_MODE_URI[target] : undefined;
   if (build !== undefined) resolved.uri = build(fields, query?.raw);

@@ -331,6 +331,8 @@ export interface ParsedResourceUri {
   target: ReadTarget;
   /** Values decoded from the path (plus `workspace: all` for `dagu://wiki`, `query` when given). */
   fields: ReadFields;
+  /** The fields the URI itself gives: its path values and `query`, not the `workspace: all` default. */
+  supplied: Array<keyof ReadFields>;
   query?: ReadQuery;
   /** Canonical form: rebuilt from the decoded segments, the query echoed exactly as given. */
   uri: string;
@@ -453,6 +455,7 @@ export function parseResourceUri(input: string): ParsedResourceUri {
     throw invalid(`${shape.template} resources do not accept query parameters.`);
   }
   const fields = fieldsOf(shape, split.segments);
+  const supplied = Object.keys(fields) as Array<keyof ReadFields>;
   if (shape.family === 'wiki') {
     if (fields.workspace === ALL_WORKSPACES) {
       throw invalid(
@@ -471,11 +474,13 @@ export function parseResourceUri(input: string): ParsedResourceUri {
     shape,
     target,
     fields,
+    supplied,
     uri: withQuery(buildUri(shape, fields), rawQuery),
   };
   if (rawQuery !== '' && shape.query !== undefined) {
     parsed.query = validateQuery(shape.query, rawQuery, { mode: 'uri', uri: input });
     fields.query = rawQuery;
+    supplied.push('query');
   }
   return parsed;
 }

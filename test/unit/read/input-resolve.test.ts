@@ -244,18 +244,21 @@ describe('target mode output uri (the contract "Output uri" column)', () => {
       target: 'reference',
       fields: { name: 'authoring' },
       uri: 'dagu://reference/authoring',
+      supplied: ['name'],
     });
     assert.deepEqual(resolveReadInput({ target: 'reference' }), {
       mode: 'target',
       target: 'reference',
       fields: { name: 'authoring' },
       uri: 'dagu://reference/authoring',
+      supplied: [],
     });
     assert.deepEqual(resolveReadInput({ target: 'dag_spec', name: 'nightly-report' }), {
       mode: 'target',
       target: 'dag_spec',
       fields: { name: 'nightly-report' },
       uri: 'dagu://dags/nightly-report/spec',
+      supplied: ['name'],
     });
     assert.deepEqual(
       resolveReadInput({
@@ -270,6 +273,7 @@ describe('target mode output uri (the contract "Output uri" column)', () => {
         fields: { name: 'nightly-report', dagRunId: '20260701T010000Z', query: 'tail=100' },
         query: { raw: 'tail=100', params: [['tail', '100']] },
         uri: 'dagu://runs/nightly-report/20260701T010000Z/logs?tail=100',
+        supplied: ['name', 'dagRunId', 'query'],
       },
     );
     assertError(
@@ -426,7 +430,7 @@ describe('types', () => {
   test('null is absent for every field', () => {
     const raw: Record<string, unknown> = Object.fromEntries(READ_INPUT_FIELDS.map((field) => [field, null]));
     raw.target = 'dags';
-    assert.deepEqual(resolveReadInput(raw), { mode: 'target', target: 'dags', fields: {} });
+    assert.deepEqual(resolveReadInput(raw), { mode: 'target', target: 'dags', fields: {}, supplied: [] });
   });
 });
 
@@ -583,6 +587,7 @@ describe('targets', () => {
       target: 'wiki',
       fields: { workspace: 'all' },
       uri: 'dagu://wiki',
+      supplied: [],
     });
     const page = resolveReadInput({ target: 'doc', workspace: 'default', path: 'a' });
     assert.equal(page.target, 'wiki_page');
@@ -793,6 +798,72 @@ describe('a path-segment value of . or .. names nothing: resource_not_found, no 
     assertError(
       { uri: 'dagu://dags/%2E%2E/spec' },
       { code: 'invalid_resource_uri', field: 'uri', uri: 'dagu://dags/%2E%2E/spec' },
+    );
+  });
+});
+
+describe('supplied: the fields the caller gave, as opposed to defaults (drives echo fields)', () => {
+  test('target mode: the effective fields given, in field-table order; defaults are not supplied', () => {
+    assert.deepEqual(resolveReadInput({ target: 'wiki' }).supplied, []);
+    assert.deepEqual(resolveReadInput({ target: 'wiki', workspace: 'all' }).supplied, ['workspace']);
+    assert.deepEqual(resolveReadInput({ target: 'wiki', prefix: 'a', query: 'flat=true' }).supplied, [
+      'query',
+      'prefix',
+    ]);
+    assert.deepEqual(resolveReadInput({ target: 'reference' }).supplied, []);
+    assert.deepEqual(resolveReadInput({ target: 'reference', name: 'tools' }).supplied, ['name']);
+    for (const target of ['dag_search', 'wiki_search'] as const) {
+      assert.deepEqual(resolveReadInput({ target, search: 'x', limit: 5 }).supplied, ['search', 'limit']);
+    }
+    assert.deepEqual(
+      resolveReadInput({
+        stepName: 's',
+        target: 'step_log',
+        bodyStepName: 'b',
+        item: '0',
+        dagRunId: 'r',
+        name: 'n',
+        subRunId: 'c',
+      }).supplied,
+      ['name', 'dagRunId', 'subRunId', 'stepName', 'item', 'bodyStepName'],
+    );
+  });
+
+  test('target mode: blank, null and empty fields are not supplied; a spaces-only password is', () => {
+    assert.deepEqual(
+      resolveReadInput({ target: 'wiki', workspace: '  ', prefix: null, query: '' }).supplied,
+      [],
+    );
+    assert.deepEqual(resolveReadInput({ target: 'workbook', path: 'b.xlsx', password: ' ' }).supplied, [
+      'path',
+      'password',
+    ]);
+    assert.deepEqual(resolveReadInput({ target: 'workbook', path: 'b.xlsx', password: '' }).supplied, [
+      'path',
+    ]);
+  });
+
+  test('every target: supplied is exactly the given fields of the smallest valid input', () => {
+    for (const target of READ_TARGETS) {
+      const resolved = resolveReadInput({ target, ...BASE[target] });
+      assert.deepEqual(
+        resolved.supplied,
+        TARGET_FIELDS.filter((field) => field in BASE[target]),
+        target,
+      );
+    }
+  });
+
+  test('URI mode: the path values and the query, not the workspace default', () => {
+    assert.deepEqual(resolveReadInput({ uri: 'dagu://wiki' }).supplied, []);
+    assert.deepEqual(resolveReadInput({ uri: 'dagu://wiki?flat=true' }).supplied, ['query']);
+    assert.deepEqual(resolveReadInput({ uri: 'dagu://wiki/ops' }).supplied, ['workspace']);
+    assert.deepEqual(resolveReadInput({ uri: 'dagu://wiki/ops/a/b' }).supplied, ['workspace', 'path']);
+    assert.deepEqual(resolveReadInput({ uri: 'dagu://reference' }).supplied, []);
+    assert.deepEqual(resolveReadInput({ uri: 'dagu://runs?limit=5' }).supplied, ['query']);
+    assert.deepEqual(
+      resolveReadInput({ uri: 'dagu://runs/n/r/sub/c/steps/s/foreach/0/steps/b/logs?tail=1' }).supplied,
+      ['name', 'dagRunId', 'subRunId', 'stepName', 'item', 'bodyStepName', 'query'],
     );
   });
 });

@@ -44,3 +44,71 @@ describe('a path-segment value of . or .. through the service', () => {
     }
   });
 });
+
+describe('readUri (resources/read) of an empty URI', () => {
+  for (const uri of ['', '   ', '\t\n']) {
+    test(`${JSON.stringify(uri)} is invalid_resource_uri on uri, not a missing addressing mode`, async () => {
+      const outcome = await service.readUri(uri, OPEN);
+      assert.equal(outcome.ok, false);
+      if (outcome.ok) return;
+      assert.deepEqual(outcome.error, {
+        code: 'invalid_resource_uri',
+        message: 'The uri must not be empty; give a dagu:// resource URI.',
+        field: 'uri',
+      });
+    });
+  }
+
+  test('a dagu_read call without target or uri is still invalid_tool_input', async () => {
+    const outcome = await service.read({ uri: '  ' }, OPEN);
+    assert.equal(outcome.ok ? undefined : outcome.error.code, 'invalid_tool_input');
+  });
+
+  test('a non-empty uri is read in URI mode as before (trimmed)', async () => {
+    const outcome = await service.readUri(' dagu://dags/x/spec ', OPEN);
+    assert.equal(outcome.ok, false);
+    if (outcome.ok) return;
+    assert.equal(outcome.error.code, 'internal_error'); // the unreachable handler ran: the URI resolved
+    assert.equal(outcome.error.uri, 'dagu://dags/x/spec');
+  });
+});
+
+describe('echo fields follow what the caller supplied, not defaults', () => {
+  const data: TargetHandler = async () => ({ data: {} });
+  const echoing = createReadService(deps, { wiki: data, wiki_page: data, step_log: data });
+
+  async function envelope(args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const outcome = await echoing.read(args, OPEN);
+    assert.equal(outcome.ok, true, JSON.stringify(outcome));
+    return outcome.ok ? outcome.envelope : {};
+  }
+
+  test('wiki without workspace does not echo the default workspace all', async () => {
+    const target = await envelope({ target: 'wiki' });
+    assert.equal('workspace' in target, false);
+    const uri = await envelope({ uri: 'dagu://wiki?flat=true' });
+    assert.equal('workspace' in uri, false);
+  });
+
+  test('a workspace the caller gave is echoed, all included', async () => {
+    assert.equal((await envelope({ target: 'wiki', workspace: 'all' })).workspace, 'all');
+    assert.equal((await envelope({ target: 'wiki', workspace: ' ops ', prefix: 'a' })).workspace, 'ops');
+    assert.equal((await envelope({ target: 'wiki', workspace: 'ops', prefix: 'a' })).prefix, 'a');
+    assert.equal((await envelope({ uri: 'dagu://wiki/ops' })).workspace, 'ops');
+    const page = await envelope({ uri: 'dagu://wiki/ops/guides/deploy' });
+    assert.equal(page.workspace, 'ops');
+    assert.equal(page.path, 'guides/deploy');
+  });
+
+  test('step_log echoes its address in both modes', async () => {
+    const expected = { name: 'n', dagRunId: 'r', subRunId: 'c', stepName: 's', item: '0', bodyStepName: 'b' };
+    const target = await envelope({ target: 'step_log', ...expected });
+    const uri = await envelope({ uri: 'dagu://runs/n/r/sub/c/steps/s/foreach/0/steps/b/logs' });
+    for (const echoed of [target, uri]) {
+      for (const [field, value] of Object.entries(expected)) assert.equal(echoed[field], value, field);
+    }
+    const root = await envelope({ target: 'step_log', name: 'n', dagRunId: 'r', stepName: 's' });
+    assert.equal('subRunId' in root, false);
+    assert.equal('item' in root, false);
+  });
+});

@@ -243,6 +243,11 @@ const SHAPES: ShapeCase[] = [
   },
 ];
 
+/** The fields a URI itself gives: its path values. `dagu://wiki`'s `workspace: all` is a default. */
+function suppliedBy(shape: ShapeCase): string[] {
+  return shape.id === 'wiki' ? [] : Object.keys(shape.fields);
+}
+
 // A valid query for each query-taking shape's target.
 const SAMPLE_QUERY: Partial<Record<ReadTarget, string>> = {
   dags: 'perPage=20&name=nightly',
@@ -271,6 +276,7 @@ describe('every URI shape resolves to its target, fields, canonical URI and link
         target: shape.target,
         fields: shape.fields,
         uri: shape.sample,
+        supplied: suppliedBy(shape),
       });
       const parsed = parseResourceUri(shape.sample);
       assert.equal(parsed.shape.id, shape.id);
@@ -292,6 +298,7 @@ describe('every URI shape resolves to its target, fields, canonical URI and link
         assert.equal(resolved.uri, uri);
         assert.equal(resolved.query?.raw, query);
         assert.deepEqual(resolved.fields, { ...shape.fields, query });
+        assert.deepEqual(resolved.supplied, [...suppliedBy(shape), 'query']);
         assert.deepEqual(describeResourceUri(uri), { name: shape.link[0], mimeType: shape.link[1] });
       });
     } else {
@@ -508,7 +515,13 @@ describe('non-canonical input is answered with the canonical URI', () => {
   ];
   for (const [input, canonical, target, fields] of cases) {
     test(`${input} → ${canonical}`, () => {
-      assert.deepEqual(resolveReadInput({ uri: input }), { mode: 'uri', target, fields, uri: canonical });
+      assert.deepEqual(resolveReadInput({ uri: input }), {
+        mode: 'uri',
+        target,
+        fields,
+        uri: canonical,
+        supplied: Object.keys(fields),
+      });
     });
   }
 
