@@ -19,8 +19,15 @@ function normaliseHost(name: string): string {
   return lower.includes(':') && !lower.startsWith('[') ? `[${lower}]` : lower;
 }
 
+/** A Host header is a host name or IP literal and an optional port, nothing else. */
+const HOST_HEADER = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::\d{1,5})?$/;
+
+/**
+ * The host name of a well-formed Host header, else undefined. A Host with a path, a backslash or
+ * quotes must not reach the metadata and `WWW-Authenticate` values built from it.
+ */
 function hostnameOf(hostHeader: string | undefined): string | undefined {
-  if (hostHeader === undefined || hostHeader === '') return undefined;
+  if (hostHeader === undefined || !HOST_HEADER.test(hostHeader)) return undefined;
   try {
     return new URL(`http://${hostHeader}`).hostname;
   } catch {
@@ -91,16 +98,14 @@ export function hostOriginHook(options: HostOriginOptions) {
   }
 
   return async function hostOriginCheck(request: FastifyRequest, reply: FastifyReply) {
-    if (!anyHost) {
-      const hostname = hostnameOf(request.host);
-      if (hostname === undefined || !hosts.has(hostname)) {
-        return deny(
-          request,
-          reply,
-          'invalid_host',
-          'The Host header names a host this gateway does not serve.',
-        );
-      }
+    const hostname = hostnameOf(request.host);
+    if (hostname === undefined || (!anyHost && !hosts.has(hostname))) {
+      return deny(
+        request,
+        reply,
+        'invalid_host',
+        'The Host header names a host this gateway does not serve.',
+      );
     }
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== '' && !originAllowed(origin)) {

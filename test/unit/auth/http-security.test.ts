@@ -28,26 +28,35 @@ describe('Host and Origin checks', () => {
     for (const host of ['localhost:8090', '127.0.0.1', '[::1]:8090', 'gateway.example']) {
       assert.equal((await get(host)).statusCode, 200, host);
     }
-    for (const host of ['evil.example', 'localhost.evil.example:8090', '127.0.0.2', 'bad host']) {
+    const refused = [
+      'evil.example',
+      'localhost.evil.example:8090',
+      '127.0.0.2',
+      'bad host',
+      // Only a host and a port: anything more would flow into metadata built from the Host.
+      'localhost/", authorization_uri="https://evil.example/x',
+      'localhost/evil',
+      '127.0.0.1\\evil.example',
+      'localhost.',
+      'localhost:80:80',
+    ];
+    for (const host of refused) {
       const response = await get(host);
       assert.equal(response.statusCode, 403, host);
       assert.equal(response.json().code, 'invalid_host');
     }
-    assert.equal(audited.length, 4);
+    assert.equal(audited.length, refused.length);
     assert.deepEqual(
       [audited[0]!.event, audited[0]!.outcome, audited[0]!.httpStatus, audited[0]!.path],
       ['mcp.request_denied', 'invalid_host', 403, '/healthz'],
     );
   });
 
-  it('lets `*` accept any Host', async () => {
+  it('lets `*` accept any well-formed Host', async () => {
     const server = await app(['*'], []);
-    const response = await server.inject({
-      method: 'GET',
-      url: '/healthz',
-      headers: { host: 'anything.example' },
-    });
-    assert.equal(response.statusCode, 200);
+    const get = (host: string) => server.inject({ method: 'GET', url: '/healthz', headers: { host } });
+    assert.equal((await get('anything.example')).statusCode, 200);
+    assert.equal((await get('anything.example/", x="y')).statusCode, 403);
   });
 
   it('passes requests without Origin and refuses every Origin when none is allowed', async () => {
