@@ -39,22 +39,33 @@ type JsonObject = Record<string, unknown>;
 const asObject = (value: unknown): JsonObject | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
 
-/** A plain object the SDK will pass through unchanged (it drops an own `__proto__` key). */
-const isPassThroughObject = (value: unknown): boolean =>
-  asObject(value) !== undefined && !Object.hasOwn(value as object, '__proto__');
-
 /**
- * Keeps the caller's raw `tools/call` arguments out of band and hands the SDK an object it accepts, so
- * a string, array, null or `__proto__`-carrying argument still reaches our validator and gets the
- * contract's error object rather than a JSON-RPC protocol error (design §1b, sdk-notes §4).
+ * Keeps the caller's `tools/call` arguments out of band and hands the SDK an empty object instead:
+ * the SDK rejects non-object arguments with a protocol error, drops `__proto__` keys, and recurses
+ * through whatever it is given, while the contract wants our own validator to see exactly what was
+ * sent (design §1b, sdk-notes §4). An absent `arguments` reads as an empty object.
  */
 export function liftArguments(body: unknown): { body: unknown; raw?: { value: unknown } } {
   const message = asObject(body);
   const params = asObject(message?.params);
   if (message?.method !== 'tools/call' || params === undefined) return { body };
-  const raw = { value: params.arguments };
-  if (!('arguments' in params) || isPassThroughObject(params.arguments)) return { body, raw };
+  const raw = { value: 'arguments' in params ? params.arguments : {} };
   return { body: { ...message, params: { ...params, arguments: {} } }, raw };
+}
+
+/** Nesting no JSON-RPC request of this endpoint needs; deeper bodies are refused before the SDK. */
+export const MAX_BODY_DEPTH = 32;
+
+/** True when `value` nests deeper than `limit` (iterative: a hostile body cannot overflow the stack). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** Client name/version: from `initialize` (legacy era) or the per-request envelope (2026-07-28). */
@@ -73,7 +84,10 @@ const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =
 
 /** Mounts the MCP endpoint: POST serves JSON-RPC; GET and DELETE answer 405 (no streams, no sessions). */
 export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
-  const nodeHandler = toNodeHandler(options.handler, { maxRequestBodySize: options.bodyLimitBytes });
+  const nodeHandler = toNodeHandler(options.handler, {
+    maxRequestBodySize: options.bodyLimitBytes,
+    onerror: (error) => app.log.error({ err: error }, 'MCP request failed'),
+  });
 
   app.route({
     method: 'POST',
@@ -83,6 +97,14 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
     preHandler: options.preHandler ?? [],
     handler: async (request, reply) => {
       const lifted = liftArguments(request.body);
+      // Tool arguments are exempt: they never reach the SDK, and our validator answers them.
+      if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) {
+        return reply.code(400).send({
+          jsonrpc: '2.0',
+          error: { code: -32600, message: `Invalid request: nested deeper than ${MAX_BODY_DEPTH} levels.` },
+          id: null,
+        });
+      }
       const caller = options.caller(request);
       // Legacy clients name themselves only in `initialize`, which a stateless server never sees
       // again: the User-Agent is the best name left for their later calls.

@@ -7,7 +7,7 @@ import { type RunningGateway, startGateway } from '../../support/gateway.ts';
 let gateway: RunningGateway;
 before(async () => {
   // None of these requests reaches Dagu.
-  gateway = await startGateway({ DAGU_URL: 'http://127.0.0.1:9', BODY_LIMIT_BYTES: '4096' });
+  gateway = await startGateway({ DAGU_URL: 'http://127.0.0.1:9', BODY_LIMIT_BYTES: '65536' });
 });
 after(async () => {
   await gateway?.close();
@@ -104,7 +104,7 @@ test('malformed requests get JSON-RPC errors, never a Fastify or empty body', as
     error: { code: -32700, message: 'Parse error: the body is not valid JSON.' },
     id: null,
   });
-  const large = await post(LEGACY, toolCall({ target: 'dag', name: 'x'.repeat(5000) }));
+  const large = await post(LEGACY, toolCall({ target: 'dag', name: 'x'.repeat(70_000) }));
   assert.equal(large.status, 413);
   assert.equal(large.json.error.code, -32000);
   const wrongType = await fetch(gateway.mcpUrl, {
@@ -117,4 +117,28 @@ test('malformed requests get JSON-RPC errors, never a Fastify or empty body', as
   const unknownRoute = await fetch(`${gateway.baseUrl}/nope`);
   assert.equal(unknownRoute.status, 404);
   assert.deepEqual(await unknownRoute.json(), { code: 'not_found', message: 'Not found.' });
+});
+
+test('deeply nested tool arguments are a tool error; deep nesting elsewhere is an invalid request', async () => {
+  const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+  for (const headers of [LEGACY, MODERN]) {
+    const meta = headers === MODERN ? ENVELOPE : undefined;
+    const body = toolCall({ target: 'dag', name: 'PLACEHOLDER' }, meta).replace(
+      '"PLACEHOLDER"',
+      deep(30_000),
+    );
+    const reply = await post(headers, body);
+    assert.equal(reply.status, 200);
+    assert.equal(reply.json.result.structuredContent.code, 'invalid_tool_input');
+    assert.equal(reply.json.result.structuredContent.field, 'name');
+  }
+  const nestedMeta = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'resources/list',
+    params: { _meta: { x: JSON.parse(deep(100)) } },
+  });
+  const refused = await post(LEGACY, nestedMeta);
+  assert.equal(refused.status, 400);
+  assert.equal(refused.json.error.code, -32600);
 });
