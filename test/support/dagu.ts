@@ -420,12 +420,14 @@ async function startRun(instance: DaguInstance, name: string): Promise<string> {
   return dagRunId;
 }
 
+const TERMINAL: ReadonlySet<number> = new Set([2, 3, 4, 6, 8]);
+
 /** Waits until the run's status is one of `until` (default: any terminal status). */
 async function waitForRun(
   instance: DaguInstance,
   name: string,
   dagRunId: string,
-  until: ReadonlySet<number> = new Set([2, 3, 4, 6, 8]),
+  until: ReadonlySet<number> = TERMINAL,
 ): Promise<Json> {
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -434,7 +436,18 @@ async function waitForRun(
       `/dag-runs/${encodeURIComponent(name)}/${encodeURIComponent(dagRunId)}`,
     );
     const details = (body as { dagRunDetails?: Json } | undefined)?.dagRunDetails;
-    if (status === 200 && details !== undefined && until.has(details.status as number)) return details;
+    // Dagu records a terminal status a moment before the finish time: wait for both.
+    const finished =
+      typeof details?.finishedAt === 'string' && details.finishedAt !== '' && details.finishedAt !== '-';
+    const terminal = TERMINAL.has(details?.status as number);
+    if (
+      status === 200 &&
+      details !== undefined &&
+      until.has(details.status as number) &&
+      (!terminal || finished)
+    ) {
+      return details;
+    }
     if (Date.now() > deadline) {
       throw new Error(
         `seed: run ${name}/${dagRunId} did not reach ${[...until]} (last: HTTP ${status} ${JSON.stringify(body)})`,

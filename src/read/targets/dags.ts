@@ -45,7 +45,6 @@ import {
 
 /** Longest DAG name whose file `<name>.yaml` fits the 255-byte file-name limit of common file systems. */
 export const MAX_DAG_NAME_BYTES = 250;
-const YAML_EXTENSION = /\.ya?ml$/i;
 
 type LatestRun = {
   dagRunId: string;
@@ -142,19 +141,18 @@ const readDags: TargetHandler = async (request, deps, call) => {
 /** Reads `GET /dags/{fileName}[/spec]`; an unknown name becomes not-found with suggestions. */
 async function fetchDag(scope: ReadScope, route: string): Promise<{ body: Json; status: number }> {
   const name = scope.request.fields.name ?? '';
-  assertDagReadable(scope, name);
+  try {
+    assertDagReadable(scope, name);
+  } catch (error) {
+    // A file name instead of a DAG name: suggest the DAG.
+    if (error instanceof ReadError && error.code === 'resource_not_found')
+      throw await withSuggestions(scope, error, name);
+    throw error;
+  }
   // `<name>.yaml` must fit a file name (255 bytes). Dagu 1.30 answers a longer name with HTTP 200 and a
   // load error instead of 404, so such a name is answered here: no DAG can have it.
   if (Buffer.byteLength(name, 'utf8') > MAX_DAG_NAME_BYTES) {
     throw readError.notFound(`${dagSubject(name)} does not exist.`);
-  }
-  // Dagu also finds a DAG by its file name (`two-steps.yaml`), an alias that would make a second,
-  // non-canonical URI for the same DAG: the DAG name is the file name without the extension.
-  if (YAML_EXTENSION.test(name)) {
-    const error = readError.notFound(
-      `${dagSubject(name)} does not exist; DAG names have no .yaml extension.`,
-    );
-    throw await withSuggestions(scope, error, name);
   }
   let response: Awaited<ReturnType<typeof fetchAny>>;
   try {

@@ -1,14 +1,14 @@
 import { upstreamPair } from '../../dagu/dialect.ts';
 import { readError } from '../errors.ts';
-import type { TargetHandler } from '../handler.ts';
+import type { TargetDeps, TargetHandler } from '../handler.ts';
 import { queryEscape } from '../input/percent.ts';
 import { foreachItemsUri, foreachItemUri, foreachStepLogUri, type RunRef } from '../input/uri.ts';
 import { nodeStatusLabel } from '../status.ts';
 import type { ReadTarget } from '../targets.ts';
 import { toRfc3339Millis } from '../time.ts';
 import type { CallContext, ResolvedRead } from '../types.ts';
+import { assertRunReadable } from './runs.ts';
 import {
-  assertCanReadDag,
   errorUri,
   FOREACH_NEEDS_DAGU_2,
   FOREACH_ROUTES_MISSING,
@@ -154,15 +154,15 @@ function runRef(request: ResolvedRead): RunRef {
   return subRunId === undefined ? { name, dagRunId } : { name, dagRunId, subRunId };
 }
 
-function prepare(request: ResolvedRead, generation: 1 | 2, call: CallContext): void {
+async function prepare(request: ResolvedRead, deps: TargetDeps, call: CallContext): Promise<void> {
   requireFields(
     request,
     request.target === 'foreach_item'
       ? ['name', 'dagRunId', 'stepName', 'item']
       : ['name', 'dagRunId', 'stepName'],
   );
-  assertCanReadDag(request, call);
-  if (generation === 1)
+  await assertRunReadable({ request, deps, call });
+  if (deps.dagu.generation === 1)
     throw readError.unavailable(FOREACH_NEEDS_DAGU_2, { target: request.target, ...errorUri(request) });
 }
 
@@ -172,7 +172,7 @@ function routesMissing(request: ResolvedRead): Error {
 }
 
 const readForeachItems: TargetHandler = async (request, deps, call) => {
-  prepare(request, deps.dagu.generation, call);
+  await prepare(request, deps, call);
   const run = runRoute(request.fields);
   const stepName = request.fields.stepName ?? '';
   const query = (request.query?.params ?? [])
@@ -194,7 +194,7 @@ const readForeachItems: TargetHandler = async (request, deps, call) => {
 };
 
 const readForeachItem: TargetHandler = async (request, deps, call) => {
-  prepare(request, deps.dagu.generation, call);
+  await prepare(request, deps, call);
   const run = runRoute(request.fields);
   const stepName = request.fields.stepName ?? '';
   const response = await deps.dagu.get({

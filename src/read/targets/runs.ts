@@ -302,6 +302,16 @@ export async function resolveLatest(scope: ReadScope, name: string): Promise<str
   return text(details.dagRunId, 'dagRunDetails.dagRunId');
 }
 
+/**
+ * The allowlist check of a read addressed by run: the run's DAG, and for a child run its own DAG
+ * too, which takes one read of the child's details (only when the caller's access is restricted).
+ */
+export async function assertRunReadable(scope: ReadScope): Promise<void> {
+  const { name = '', subRunId } = scope.request.fields;
+  assertDagReadable(scope, name);
+  if (subRunId !== undefined && !scope.call.access.unrestricted) await fetchRunDetails(scope);
+}
+
 /** `dagRunDetails` of the addressed root or child run. */
 async function fetchRunDetails(scope: ReadScope): Promise<{ details: Json; status: number }> {
   const { name = '', subRunId } = scope.request.fields;

@@ -3,9 +3,9 @@ import type { DaguClient, DaguResponse } from '../../dagu/types.ts';
 import { ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
 import type { ReadTarget } from '../targets.ts';
-import type { CallContext, ReadQuery, ResolvedRead } from '../types.ts';
+import type { ReadQuery, ResolvedRead } from '../types.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from './log.ts';
-import { resolveLatest } from './runs.ts';
+import { assertRunReadable, resolveLatest } from './runs.ts';
 import { isRecord } from './upstream.ts';
 
 /**
@@ -133,16 +133,6 @@ export function errorUri(request: ResolvedRead): { uri?: string } {
   return request.mode === 'target' && request.uri !== undefined ? { uri: request.uri } : {};
 }
 
-/** Throws `unauthorized` before any Dagu call when the caller may not read the run's DAG. */
-export function assertCanReadDag(request: ResolvedRead, call: CallContext): void {
-  const name = request.fields.name;
-  if (name === undefined || call.access.canReadDag(name)) return;
-  throw readError.unauthorized(`The credential is not authorized to read DAG ${name}.`, {
-    target: request.target,
-    ...errorUri(request),
-  });
-}
-
 /** Validation guarantees these fields; a handler reached without them is a gateway bug. */
 export function requireFields(
   request: ResolvedRead,
@@ -217,7 +207,7 @@ async function confirmForeachBodyStep(
 
 const readStepLog: TargetHandler = async (request, deps, call) => {
   requireFields(request, ['name', 'dagRunId', 'stepName']);
-  assertCanReadDag(request, call);
+  await assertRunReadable({ request, deps, call });
   const { item, bodyStepName } = request.fields;
   const foreachBody = item !== undefined && bodyStepName !== undefined;
   const dagu = deps.dagu;

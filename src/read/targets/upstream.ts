@@ -136,6 +136,8 @@ export function dagFileName(entry: Json): string {
   return text(dag?.name, 'a DAG entry name');
 }
 
+export const DAG_FILE_EXTENSION = /\.ya?ml$/i;
+
 /** The readable DAG names close to `name`, for `details.didYouMean`; empty when none or on any failure. */
 export async function suggestDagNames(scope: ReadScope, name: string): Promise<string[]> {
   try {
@@ -143,7 +145,7 @@ export async function suggestDagNames(scope: ReadScope, name: string): Promise<s
     const names = files.map(dagFileName).filter((candidate) => scope.call.access.canReadDag(candidate));
     const close = closeNames(name, names);
     // A file name (`two-steps.yaml`) suggests its DAG (`two-steps`) first.
-    const stem = name.replace(/\.ya?ml$/i, '');
+    const stem = name.replace(DAG_FILE_EXTENSION, '');
     if (stem === name || !names.includes(stem)) return close;
     return [stem, ...close.filter((candidate) => candidate !== stem)].slice(0, 5);
   } catch {
@@ -174,6 +176,13 @@ export async function withSuggestions(scope: ReadScope, error: ReadError, name: 
 
 /** The `unauthorized` error when the caller may not read DAG `name`. */
 export function assertDagReadable(scope: ReadScope, name: string): void {
+  // Dagu also finds a DAG by its file name (`two-steps.yaml`): an alias that would slip past name
+  // globs and give one DAG a second URI. The DAG name is the file name without the extension.
+  if (DAG_FILE_EXTENSION.test(name)) {
+    throw readError.notFound(
+      `DAG ${JSON.stringify(name)} does not exist; DAG names have no .yaml extension.`,
+    );
+  }
   if (scope.call.access.canReadDag(name)) return;
   throw readError.unauthorized(`The credential is not authorized to read DAG ${JSON.stringify(name)}.`);
 }

@@ -208,7 +208,27 @@ describe('step_log against the real Dagu', () => {
       onlyFails,
     );
     assert.equal(error.code, 'unauthorized');
-    assert.equal(error.uri, `dagu://runs/${dags.twoSteps}/${runs.twoStepsFirst}/steps/step%20one/logs`);
+  });
+
+  test("a child run's log needs the child DAG too, not only its parent's", async () => {
+    const { runs, dags } = dagu.seed;
+    const onlyParent: AccessPolicy = {
+      canReadDag: (name) => name === dags.parent,
+      canReadWorkspace: () => true,
+      unrestricted: false,
+    };
+    const address = { name: dags.parent, dagRunId: runs.parent, subRunId: runs.childSub };
+    const child = await read(stepLog({ ...address, stepName: 'inner step' }));
+    assert.notEqual(child.data.stdoutContent, '', 'the child step exists and has a log');
+    const error = await fail(stepLog({ ...address, stepName: 'inner step' }), onlyParent);
+    assert.equal(error.code, 'unauthorized');
+    assert.match(error.message, new RegExp(dags.child));
+  });
+
+  test('a file name is not a DAG name on run-addressed targets either', async () => {
+    const { dags } = dagu.seed;
+    const error = await fail(stepLog({ name: `${dags.fails}.yaml`, dagRunId: 'latest', stepName: 'boom' }));
+    assert.equal(error.code, 'resource_not_found');
   });
 });
 

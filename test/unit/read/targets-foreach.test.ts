@@ -313,7 +313,8 @@ describe('foreach handlers', () => {
       ),
       'unauthorized',
     );
-    assert.equal(error.uri, 'dagu://runs/fan/r1/steps/each/foreach');
+    assert.match(error.message, /secret/);
+    assert.equal(dagu.calls.length, 0);
   });
 
   test('items: route, forwarded query, mapped body', async () => {
