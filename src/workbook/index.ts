@@ -51,7 +51,10 @@ export function createWorkbookReader(options: WorkbookReaderOptions): WorkbookRe
           located.name,
           `file is ${located.size} bytes, more than ${bounds.maxFileBytes}`,
         );
-      return pool.run({ path: located.resolved, name: located.name, password, bounds }, signal);
+      return pool.run(
+        { path: located.resolved, file: located.file, name: located.name, password, bounds },
+        signal,
+      );
     },
     close: () => pool.close(),
   };

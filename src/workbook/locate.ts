@@ -14,6 +14,8 @@ export interface LocatedWorkbook {
   /** The file name as supplied, for messages. */
   name: string;
   size: number;
+  /** Device and inode of the checked file: the worker reads only this file, not one swapped in later. */
+  file: { dev: number; ino: number };
 }
 
 const EXTENSIONS = new Set(['.xlsx', '.xlsm']);
@@ -53,5 +55,5 @@ export async function locateWorkbook(
   }
   if (info.isDirectory()) throw workbookErrors.directory(name);
   if (!info.isFile()) throw workbookErrors.notWorkbook(name, 'not a regular file');
-  return { resolved, name, size: info.size };
+  return { resolved, name, size: info.size, file: { dev: info.dev, ino: info.ino } };
 }

@@ -26,6 +26,8 @@ import { ZipPackage } from './zip.ts';
 export interface ReadRequest {
   /** Absolute path of the file to read. */
   path: string;
+  /** Device and inode the path had when it was checked; the file opened must be the same one. */
+  file?: { dev: number; ino: number };
   /** File name used in messages. */
   name: string;
   password: string | undefined;
@@ -33,6 +35,8 @@ export interface ReadRequest {
 }
 
 const openFd = promisify(fs.open);
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
+const CHANGED = 'the file changed while it was being opened';
 const fstat = promisify(fs.fstat);
 const readFd = promisify(fs.read);
 const closeFd = promisify(fs.close);
@@ -54,8 +58,11 @@ async function openPackage(request: ReadRequest, startedAt: number): Promise<Zip
   const { path, name, bounds } = request;
   let fd: number;
   try {
-    fd = await openFd(path, 'r');
+    // Non-blocking: a FIFO swapped in after the checks must not hold an I/O thread forever. No
+    // symbolic link at the last component: the path is already resolved, so one is a swap too.
+    fd = await openFd(path, OPEN_FLAGS);
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new WorkbookFormatError(CHANGED);
     throw fileError(error, name);
   }
   // From `fromFd` on, ZipPackage owns the descriptor (and closes it, also when opening fails).
@@ -64,6 +71,9 @@ async function openPackage(request: ReadRequest, startedAt: number): Promise<Zip
     const stat = await fstat(fd);
     if (stat.isDirectory()) throw fileError(Object.assign(new Error('directory'), { code: 'EISDIR' }), name);
     if (!stat.isFile()) throw new WorkbookFormatError('not a regular file');
+    if (request.file !== undefined && (stat.dev !== request.file.dev || stat.ino !== request.file.ino)) {
+      throw new WorkbookFormatError(CHANGED);
+    }
     if (stat.size > bounds.maxFileBytes)
       throw new WorkbookLimitError(`file is ${stat.size} bytes, more than ${bounds.maxFileBytes}`);
     const head = Buffer.alloc(SNIFF_BYTES);

@@ -1,6 +1,7 @@
 /** Hostile and broken inputs: each costs a fast, clean ReadError, never memory or time. */
 import assert from 'node:assert/strict';
-import { mkdir, truncate } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, stat, symlink, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import CFB from 'cfb';
@@ -259,5 +260,44 @@ describe('files that are not workbooks', () => {
       code: 'resource_unavailable',
       message: /^ole\.xlsx: not a valid \.xlsx workbook \(/,
     });
+  });
+});
+
+describe('a file swapped between the checks and the read', () => {
+  it('a FIFO is refused at once instead of blocking an I/O thread', async () => {
+    const fifo = path.join(dir, 'pipe.xlsx');
+    execFileSync('mkfifo', [fifo]);
+    await expectFailure(fifo, { code: 'resource_unavailable', message: /not a regular file/ });
+  });
+
+  it('a symbolic link at the resolved path is refused', async () => {
+    const real = await writeSmallWorkbook(path.join(dir, 'real.xlsx'));
+    const link = path.join(dir, 'link.xlsx');
+    await symlink(real, link);
+    await expectFailure(link, { code: 'resource_unavailable', message: /changed while it was being opened/ });
+  });
+
+  it('another file than the one checked (device and inode differ) is refused', async () => {
+    const checked = await writeSmallWorkbook(path.join(dir, 'checked.xlsx'));
+    const info = await stat(checked);
+    await assert.rejects(
+      readWorkbook({
+        path: checked,
+        file: { dev: info.dev, ino: info.ino + 1 },
+        name: 'checked.xlsx',
+        password: undefined,
+        bounds: BOUNDS,
+      }),
+      (error: unknown) =>
+        error instanceof ReadError && /changed while it was being opened/.test(error.message),
+    );
+    const same = await readWorkbook({
+      path: checked,
+      file: { dev: info.dev, ino: info.ino },
+      name: 'checked.xlsx',
+      password: undefined,
+      bounds: BOUNDS,
+    });
+    assert.equal(same.sheets.length, 1);
   });
 });
