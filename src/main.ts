@@ -20,6 +20,11 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down');
+    // In-flight calls get a grace period; a stuck one must not keep the process alive.
+    setTimeout(() => {
+      app.log.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000).unref();
     await gateway.close();
     process.exit(0);
   };
