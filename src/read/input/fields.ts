@@ -5,28 +5,6 @@ import { READ_TARGETS, type ReadTarget } from '../targets.ts';
  * Everything else in the input layer (validation, JSON schema, tests) is derived from these.
  */
 
-/** Every field the tool accepts, in the order of the contract's input table. */
-export const READ_INPUT_FIELDS = [
-  'target',
-  'name',
-  'dagRunId',
-  'subRunId',
-  'stepName',
-  'item',
-  'bodyStepName',
-  'query',
-  'workspace',
-  'path',
-  'password',
-  'search',
-  'prefix',
-  'cursor',
-  'limit',
-  'uri',
-] as const;
-
-export type ReadInputField = (typeof READ_INPUT_FIELDS)[number];
-
 /** The target-mode fields a target may require, allow or forbid (all but `target` and `uri`). */
 export const TARGET_FIELDS = [
   'name',
@@ -43,7 +21,12 @@ export const TARGET_FIELDS = [
   'prefix',
   'cursor',
   'limit',
-] as const satisfies readonly ReadInputField[];
+] as const;
+
+/** Every field the tool accepts, in the order of the contract's input table. */
+export const READ_INPUT_FIELDS = ['target', ...TARGET_FIELDS, 'uri'] as const;
+
+export type ReadInputField = (typeof READ_INPUT_FIELDS)[number];
 
 export type TargetField = (typeof TARGET_FIELDS)[number];
 
