@@ -31,7 +31,6 @@ export const NODE_STATUS_LABELS: readonly string[] = Object.freeze([
 
 /** Node status of a step that waits on an approval gate or a human task. */
 export const NODE_STATUS_WAITING = 7;
-export const NODE_STATUS_FAILED = 2;
 
 function label(table: readonly string[], status: number, upstreamLabel: unknown): string {
   const known = Number.isInteger(status) ? table[status] : undefined;
