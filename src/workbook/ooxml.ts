@@ -127,26 +127,35 @@ export function parseWorkbook(xml: string, part: string): WorkbookInfo {
 
 /**
  * For each cell format (`cellXfs` index, the `s` attribute of a cell) whether numbers under it are
- * dates, times or both. Custom codes come from `numFmts`; other ids are built-ins.
+ * dates, times or both. Custom codes come from `numFmts`; other ids are built-ins. Only the
+ * `<numFmt>` children of the top-level `<numFmts>` define codes: a differential format
+ * (`<dxfs><dxf><numFmt>`, used by conditional formatting and table styles) carries its own
+ * `numFmtId`, often reusing an id from `numFmts`, and must not redefine a cell format's code.
  */
 export function parseStyles(xml: string, part: string): (DateKind | null)[] {
   const codes = new Map<number, string>();
   const xfIds: number[] = [];
+  // Depth of the open element (the `<styleSheet>` root is 1): `numFmts` and `cellXfs` count only as its children.
+  let depth = 0;
+  let inNumFmts = false;
   let inCellXfs = false;
   parseXml(xml, part, {
     open(local, tag) {
-      if (local === 'numFmt') {
+      depth++;
+      if (depth === 2) {
+        inNumFmts = local === 'numFmts';
+        inCellXfs = local === 'cellXfs';
+      } else if (depth === 3 && inNumFmts && local === 'numFmt') {
         const id = Number(attr(tag, 'numFmtId'));
         const code = attr(tag, 'formatCode');
         if (Number.isInteger(id) && code !== undefined) codes.set(id, code);
-      } else if (local === 'cellXfs') {
-        inCellXfs = true;
-      } else if (local === 'xf' && inCellXfs) {
+      } else if (depth === 3 && inCellXfs && local === 'xf') {
         xfIds.push(Number(attr(tag, 'numFmtId') ?? '0'));
       }
     },
-    close(local) {
-      if (local === 'cellXfs') inCellXfs = false;
+    close() {
+      if (depth === 2) inNumFmts = inCellXfs = false;
+      depth--;
     },
   });
   return xfIds.map((id) => (Number.isInteger(id) ? classifyNumFmt(id, codes.get(id)) : null));

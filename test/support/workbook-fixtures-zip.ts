@@ -110,6 +110,8 @@ export interface RawWorkbook {
   /** Custom number formats by id and the cellXfs numFmtIds (style index = position). */
   numFmts?: Record<number, string>;
   cellXfs?: number[];
+  /** Number formats of differential formats (`<dxfs>`, one `<dxf>` each), by id. */
+  dxfNumFmts?: Record<number, string>;
   date1904?: boolean;
   definedNames?: string;
   extraEntries?: ZipEntryInput[];
@@ -143,9 +145,14 @@ export function rawXlsx(book: RawWorkbook): Buffer {
   const xfs = (book.cellXfs ?? [0])
     .map((id) => `<xf numFmtId="${id}" fontId="0" fillId="0" borderId="0"/>`)
     .join('');
+  const dxfs = Object.entries(book.dxfNumFmts ?? {})
+    .map(([id, code]) => `<dxf><numFmt numFmtId="${id}" formatCode="${escapeXml(code)}"/></dxf>`)
+    .join('');
   const styles = `<?xml version="1.0" encoding="UTF-8"?><styleSheet xmlns="${MAIN}">${
     numFmts ? `<numFmts>${numFmts}</numFmts>` : ''
-  }<cellStyleXfs count="1"><xf numFmtId="0"/></cellStyleXfs><cellXfs>${xfs}</cellXfs></styleSheet>`;
+  }<cellStyleXfs count="1"><xf numFmtId="0"/></cellStyleXfs><cellXfs>${xfs}</cellXfs>${
+    dxfs ? `<dxfs>${dxfs}</dxfs>` : ''
+  }</styleSheet>`;
   const sst =
     book.sharedStringsXml ??
     `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="${MAIN}">${(book.sharedStrings ?? [])

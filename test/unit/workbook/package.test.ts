@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../../src/config.ts';
 import type { WorkbookBounds, WorkbookModel } from '../../../src/workbook/model.ts';
+import { parseStyles } from '../../../src/workbook/ooxml.ts';
 import { readWorkbook } from '../../../src/workbook/read-workbook.ts';
 import { fixtureDir } from '../../support/workbook-fixtures.ts';
 import { put, type RawWorkbook, rawXlsx, zip } from '../../support/workbook-fixtures-zip.ts';
@@ -104,6 +105,33 @@ describe('cell encodings', () => {
       },
     ]);
     assert.deepEqual(model.warnings, ['T!B2: error value #REF!', 'T!B3: error value #VALUE!']);
+  });
+
+  it('takes number formats from numFmts only, never from differential formats (dxfs)', async () => {
+    // Conditional formats and table styles carry <dxf><numFmt>, often reusing a numFmts id.
+    const model = await readRaw({
+      numFmts: { 164: '0.00', 165: 'yyyy-mm-dd' },
+      dxfNumFmts: { 164: 'yyyy-mm-dd', 165: '0.00', 2: 'hh:mm:ss' },
+      cellXfs: [0, 164, 165, 2],
+      sharedStrings: ['plain', 'day', 'fixed'],
+      sheets: [
+        {
+          name: 'D',
+          rows:
+            '<row r="1"><c t="s"><v>0</v></c><c t="s"><v>1</v></c><c t="s"><v>2</v></c></row>' +
+            '<row r="2"><c s="1"><v>45306</v></c><c s="2"><v>45306</v></c><c s="3"><v>0.5</v></c></row>',
+        },
+      ],
+    });
+    assert.deepEqual(model.sheets[0]?.sample, [{ _row: 2, plain: 45306, day: '2024-01-15', fixed: 0.5 }]);
+    assert.deepEqual(model.sheets[0]?.types, { plain: 'integer', day: 'date', fixed: 'number' });
+    // Directly: dxfs before or after cellXfs, prefixed elements, and cellStyleXfs' own xf entries.
+    const styles =
+      '<x:styleSheet xmlns:x="urn:x"><x:dxfs><x:dxf><x:numFmt numFmtId="164" formatCode="yyyy-mm-dd"/></x:dxf></x:dxfs>' +
+      '<x:numFmts><x:numFmt numFmtId="164" formatCode="0.00"/><x:numFmt numFmtId="165" formatCode="h:mm"/></x:numFmts>' +
+      '<x:cellStyleXfs><x:xf numFmtId="14"/></x:cellStyleXfs><x:cellXfs><x:xf numFmtId="164"/><x:xf numFmtId="165"/><x:xf numFmtId="14"/></x:cellXfs>' +
+      '<x:dxfs><x:dxf><x:numFmt numFmtId="165" formatCode="0"/></x:dxf></x:dxfs></x:styleSheet>';
+    assert.deepEqual(parseStyles(styles, 'xl/styles.xml'), [null, 'time', 'date']);
   });
 
   it('counts positions for rows and cells without r', async () => {
