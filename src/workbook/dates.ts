@@ -45,14 +45,18 @@ export function formatDateTime(ms: number): string {
 
 /**
  * A number under a date, time or date-time format as ISO text, or null when it is no Excel date.
- * A fraction under a date-only format, or a whole day under a time-only one, gives a date-time.
+ * A fraction under a date-only format gives a date-time. A time-only format (`hh:mm:ss`, built-ins
+ * 18–21 and 45–47, elapsed `[h]:mm`) always gives `HH:MM:SS`, the time of day, whatever the whole
+ * days: workbook-profile.md names the date-only fraction as the one exception to "time format →
+ * `HH:MM:SS`", so 1.75 under `hh:mm` is `18:00:00`, not `1900-01-01T18:00:00` (an elapsed duration
+ * of 42 hours also reads as `18:00:00`).
  */
 export function serialToIso(serial: number, kind: DateKind, system: DateSystem): string | null {
   const ms = serialToEpochMs(serial, system);
   if (ms === null) return null;
+  if (kind === 'time') return formatTime(ms);
   const timeOfDay = ((ms % DAY_MS) + DAY_MS) % DAY_MS;
   if (kind === 'date' && timeOfDay === 0) return formatDate(ms);
-  if (kind === 'time' && Math.round(serial * 86_400) < 86_400) return formatTime(ms);
   return formatDateTime(ms);
 }
 

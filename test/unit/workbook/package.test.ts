@@ -101,7 +101,7 @@ describe('cell encodings', () => {
         day: '2024-01-15T18:00:00',
         stamp: 3,
         pct: 1,
-        clock: '1900-01-01T12:00:00',
+        clock: '12:00:00',
       },
     ]);
     assert.deepEqual(model.warnings, ['T!B2: error value #REF!', 'T!B3: error value #VALUE!']);

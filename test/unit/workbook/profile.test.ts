@@ -185,9 +185,27 @@ describe('serial dates', () => {
     assert.equal(serialToIso(45306.25, 'date', '1900'), '2024-01-15T06:00:00');
     assert.equal(serialToIso(45306 + 306 / 86_400 - 1e-9, 'datetime', '1900'), '2024-01-15T00:05:06');
     assert.equal(serialToIso(0.75, 'time', '1900'), '18:00:00');
-    assert.equal(serialToIso(1.75, 'time', '1900'), '1900-01-01T18:00:00');
     assert.equal(serialToIso(-1, 'date', '1900'), null);
     assert.equal(serialToIso(3_000_000, 'date', '1900'), null);
+  });
+
+  it('gives HH:MM:SS under a time-only format whatever the whole days (the spec has no exception)', () => {
+    assert.equal(serialToIso(1.75, 'time', '1900'), '18:00:00');
+    assert.equal(serialToIso(45306.5, 'time', '1900'), '12:00:00');
+    assert.equal(serialToIso(45306.5, 'time', '1904'), '12:00:00');
+    assert.equal(serialToIso(2, 'time', '1900'), '00:00:00');
+    assert.equal(serialToIso(1 + 306 / 86_400 - 1e-9, 'time', '1900'), '00:05:06');
+    // Elapsed formats ([h]:mm) and the time built-ins are time-only formats.
+    assert.equal(serialToIso(1.5, classifyFormatCode('[h]:mm')!, '1900'), '12:00:00');
+    for (const id of [18, 19, 20, 21, 45, 46, 47]) {
+      const kind = classifyNumFmt(id, undefined);
+      assert.equal(kind, 'time', `built-in ${id}`);
+      assert.equal(serialToIso(3.25, kind!, '1900'), '06:00:00', `built-in ${id}`);
+    }
+    // Date-only and date-time formats are unchanged.
+    assert.equal(serialToIso(45306.5, 'datetime', '1900'), '2024-01-15T12:00:00');
+    assert.equal(serialToIso(45306, 'datetime', '1900'), '2024-01-15T00:00:00');
+    assert.equal(serialToIso(-0.5, 'time', '1900'), null);
   });
 
   it('parses only real calendar dates', () => {
