@@ -5,7 +5,16 @@
 import { cellAddress, columnLetters } from './cells.ts';
 import { formatDate, formatDateTime, parseDateText, serialToEpochMs } from './dates.ts';
 import type { CellValue, ColumnProfile, ColumnType, DateSystem, OddCell } from './model.ts';
-import { cutText, distinctKey, isBlank, KIND_ORDER, kindOf, parseNumberText } from './values.ts';
+import {
+  cutText,
+  distinctKey,
+  isBlank,
+  isInt64Text,
+  KIND_ORDER,
+  kindOf,
+  normalizeNumberText,
+  parseNumberText,
+} from './values.ts';
 import type { SheetWarnings } from './warnings.ts';
 
 /** Distinct counting stops here. */
@@ -51,13 +60,17 @@ export function convertValue(
   switch (type) {
     case 'number':
     case 'integer': {
-      let n: number | null;
-      if (typeof value === 'number') n = value;
-      else if (typeof value === 'boolean') n = value ? 1 : 0;
-      else n = parseNumberText(value);
-      if (n === null) return null;
-      if (type === 'integer' && !(Number.isInteger(n) && Math.abs(n) < INT64_LIMIT)) return null;
-      return n;
+      if (typeof value === 'boolean') return value ? 1 : 0;
+      if (typeof value === 'number') {
+        if (type === 'integer' && !(Number.isInteger(value) && value >= -INT64_LIMIT && value < INT64_LIMIT))
+          return null;
+        return value;
+      }
+      if (type === 'number') return parseNumberText(value);
+      // Integral and within range is decided on the text itself, not on its nearest double.
+      const text = normalizeNumberText(value);
+      if (text === null || !isInt64Text(text)) return null;
+      return Number(text);
     }
     case 'boolean': {
       if (typeof value === 'boolean') return value;

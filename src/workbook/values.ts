@@ -68,13 +68,47 @@ export function cutText(text: string): string {
 const FULL_WIDTH = /[\uFF01-\uFF5E]/g;
 const FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-/** Text as a number: trimmed, full-width forms folded to ASCII, thousands separators removed. */
-export function parseNumberText(text: string): number | null {
+/**
+ * Text as number text: trimmed, full-width forms folded to ASCII, thousands separators removed;
+ * null unless it is then a decimal float (`[+-]digits[.digits][e±digits]`).
+ */
+export function normalizeNumberText(text: string): string | null {
   let t = text.trim();
   if (t === '') return null;
   t = t.replace(FULL_WIDTH, (ch) => String.fromCharCode(ch.charCodeAt(0) - 0xfee0));
   t = t.replaceAll(',', '');
-  if (!FLOAT.test(t)) return null;
+  return FLOAT.test(t) ? t : null;
+}
+
+/** Text as a number: trimmed, full-width forms folded to ASCII, thousands separators removed. */
+export function parseNumberText(text: string): number | null {
+  const t = normalizeNumberText(text);
+  if (t === null) return null;
   const n = Number(t);
   return Number.isFinite(n) ? n : null;
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const DECIMAL_PARTS = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * Whether number text (as `normalizeNumberText` gives it) is an integer within the signed 64-bit
+ * range, decided exactly on its digits: a float cannot tell 9223372036854775807 (in range) from
+ * 2^63 (out of range), both being 9223372036854775808 as a double.
+ */
+export function isInt64Text(t: string): boolean {
+  const m = DECIMAL_PARTS.exec(t);
+  if (m === null) return false;
+  const fraction = m[3] ?? '';
+  let digits = (m[2]! + fraction).replace(/^0+/, '');
+  let exponent = Number(m[4] ?? '0') - fraction.length;
+  if (digits === '') return true; // zero, however written
+  const trailing = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - trailing);
+  exponent += trailing;
+  // A fraction left, or more than 19 digits: not an integer, or beyond ±9.2e18.
+  if (exponent < 0 || digits.length + exponent > 19) return false;
+  const value = BigInt(digits + '0'.repeat(exponent)) * (m[1] === '-' ? -1n : 1n);
+  return value >= INT64_MIN && value <= INT64_MAX;
 }

@@ -135,6 +135,71 @@ describe('conversion as a type reads it', () => {
     assert.equal(convertValue(2 ** 64, 'integer', '1900'), null);
   });
 
+  it('integer: text at the edges of the signed 64-bit range is decided exactly, not as a double', () => {
+    const inRange = [
+      '9223372036854775807',
+      '-9223372036854775808',
+      '9223372036854775806',
+      '+9223372036854775807',
+      ' 9,223,372,036,854,775,807 ',
+      '９２２３３７２０３６８５４７７５８０７',
+      '9223372036854775807.000',
+      '92233720368547758.07e2',
+      '-9.223372036854775808e18',
+      '0',
+      '-0.0',
+      '1e3',
+    ];
+    for (const text of inRange)
+      assert.equal(
+        convertValue(text, 'integer', '1900'),
+        Number(
+          text
+            .trim()
+            .replaceAll(',', '')
+            .replace(/[\uFF10-\uFF19]/g, (ch) => String.fromCharCode(ch.charCodeAt(0) - 0xfee0)),
+        ),
+        text,
+      );
+    const outOfRange = [
+      '9223372036854775808',
+      '-9223372036854775809',
+      '18446744073709551616',
+      '9223372036854775807.5',
+      '9.2233720368547758075e18',
+      '1e19',
+      '1e-1',
+      '1e999999999999',
+    ];
+    for (const text of outOfRange) assert.equal(convertValue(text, 'integer', '1900'), null, text);
+    // Numbers are doubles already: -2^63 is exactly representable, 2^63 is out of range.
+    assert.equal(convertValue(-(2 ** 63), 'integer', '1900'), -(2 ** 63));
+    assert.equal(convertValue(2 ** 63, 'integer', '1900'), null);
+    // A profiled integer column: none of the in-range texts is odd.
+    const profile = profileColumn(
+      'id',
+      0,
+      [
+        1,
+        2,
+        3,
+        4,
+        5,
+        '9223372036854775807',
+        '-9223372036854775808',
+        '9223372036854775806',
+        '9223372036854775808',
+      ],
+      [2, 3, 4, 5, 6, 7, 8, 9, 10],
+      '1900',
+    );
+    assert.equal(profile.type, 'integer');
+    assert.equal(profile.odd, 1);
+    assert.deepEqual(profile.odd_cells, [{ cell: 'A10', text: '9223372036854775808' }]);
+    assert.equal(profile.min, -(2 ** 63));
+    assert.equal(profile.max, 2 ** 63);
+  });
+
   it('boolean', () => {
     for (const text of ['true', 'YES', '1', ' True '])
       assert.equal(convertValue(text, 'boolean', '1900'), true);
