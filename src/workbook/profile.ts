@@ -149,9 +149,16 @@ export function headerText(value: CellValue): string {
   return text.replace(/\r\n|\r|\n/g, ' ').trim();
 }
 
+/** The key every sample row carries for its sheet row number, so no column may be named so. */
+export const ROW_KEY = '_row';
+
 /**
  * Names the columns: an empty header becomes the column letter, a duplicate gets `_2`, `_3`, …
- * (each with a warning on the header cell).
+ * (each with a warning on the header cell). `_row` is taken before the first column: each sample
+ * row carries its sheet row number under it, so a header literally named `_row` is renamed like a
+ * duplicate (`_row_2`, with the duplicate-header warning) instead of overwriting that number.
+ * Names such as `__proto__` or `constructor` are kept as they are: `types` and sample rows define
+ * them as own properties (see `setOwn` in sheet-profile.ts).
  */
 export function makeHeaders(
   cols: readonly number[],
@@ -159,7 +166,7 @@ export function makeHeaders(
   headerRow: number,
   warnings: SheetWarnings,
 ): string[] {
-  const used = new Set<string>();
+  const used = new Set<string>([ROW_KEY]);
   const headers: string[] = [];
   for (let i = 0; i < cols.length; i++) {
     const col = cols[i]!;

@@ -5,7 +5,7 @@
  */
 import { cellAddress, quoteSheetName, rangeAddress } from './cells.ts';
 import type { CellValue, ColumnType, DateSystem, SampleRow, WorkbookSheet, WorkbookTable } from './model.ts';
-import { makeHeaders, profileColumn } from './profile.ts';
+import { makeHeaders, profileColumn, ROW_KEY } from './profile.ts';
 import { isBlank } from './values.ts';
 import { SheetWarnings } from './warnings.ts';
 
@@ -52,6 +52,15 @@ export interface SheetProfilerOptions {
 export interface SheetResult {
   sheet: WorkbookSheet;
   warnings: string[];
+}
+
+/**
+ * Sets `key` as an own enumerable property. Header names are data: plain assignment would call
+ * the `__proto__` setter (dropping the key, or even replacing the prototype) instead of creating
+ * the property. JSON and structured clone keep such own properties as they are.
+ */
+function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 export class SheetProfiler {
@@ -212,7 +221,7 @@ export class SheetProfiler {
     const types: Record<string, ColumnType> = {};
     const profiles = headers.map((headerName, i) => {
       const profile = profileColumn(headerName, cols[i]!, columns[i]!, rows, this.options.dateSystem);
-      types[headerName] = profile.type;
+      setOwn(types, headerName, profile.type);
       return profile;
     });
 
@@ -223,8 +232,9 @@ export class SheetProfiler {
     for (let row = header.row + 1; row <= sampleEnd; row++) {
       while (next < rows.length && rows[next]! < row) next++;
       const at = rows[next] === row ? next : -1;
-      const entry: SampleRow = { _row: row };
-      for (let i = 0; i < headers.length; i++) entry[headers[i]!] = at === -1 ? null : columns[i]![at]!;
+      const entry: SampleRow = { [ROW_KEY]: row };
+      for (let i = 0; i < headers.length; i++)
+        setOwn(entry, headers[i]!, at === -1 ? null : columns[i]![at]!);
       sample.push(entry);
     }
 

@@ -67,6 +67,32 @@ describe('createWorkbookReader', () => {
     ]);
   });
 
+  it('carries headers named __proto__, constructor and _row through the worker as plain keys', async () => {
+    const file = await put(
+      path.join(dir, 'proto.xlsx'),
+      rawXlsx({
+        sharedStrings: ['__proto__', 'constructor', '_row'],
+        sheets: [
+          {
+            name: 'P',
+            rows:
+              '<row r="1"><c t="s"><v>0</v></c><c t="s"><v>1</v></c><c t="s"><v>2</v></c></row>' +
+              '<row r="2"><c t="inlineStr"><is><t>a</t></is></c><c><v>5</v></c><c><v>7</v></c></row>',
+          },
+        ],
+      }),
+    );
+    const model = await reader().read(file, undefined);
+    const sheet = model.sheets[0]!;
+    assert.deepEqual(sheet.headers, ['__proto__', 'constructor', '_row_2']);
+    assert.equal(
+      JSON.stringify(sheet.types),
+      '{"__proto__":"string","constructor":"integer","_row_2":"integer"}',
+    );
+    assert.equal(JSON.stringify(sheet.sample), '[{"_row":2,"__proto__":"a","constructor":5,"_row_2":7}]');
+    assert.deepEqual(model.warnings, ['P!C1: duplicate header "_row"; column named _row_2']);
+  });
+
   it('accepts .XLSX and .xlsm in any case, refuses other extensions on path', async () => {
     const upper = await put(
       path.join(dir, 'UPPER.XLSX'),

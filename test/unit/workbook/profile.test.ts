@@ -464,6 +464,56 @@ describe('profileSheet: header and data block', () => {
     ]);
   });
 
+  it('keeps headers named __proto__ or constructor as own keys, and renames _row (reserved) to _row_2', () => {
+    // Built by hand: `{ __proto__: … }` in a literal would set a prototype, not a key.
+    const cells = (values: CellValue[]) => values.map((value, col) => ({ col, value }));
+    const result = profileSheet(
+      'P',
+      [
+        { row: 1, cells: cells(['__proto__', 'constructor', '_row', 'toString', 'hasOwnProperty']) },
+        { row: 2, cells: cells([null, 5, 'x', 1, true]) },
+        { row: 4, cells: cells(['a', 6, 'y', 2, false]) },
+      ],
+      OPTIONS,
+    );
+    const { sheet } = result;
+    assert.deepEqual(sheet.headers, ['__proto__', 'constructor', '_row_2', 'toString', 'hasOwnProperty']);
+    assert.deepEqual(result.warnings, ['P!C1: duplicate header "_row"; column named _row_2']);
+    assert.equal(
+      JSON.stringify(sheet.types),
+      '{"__proto__":"string","constructor":"integer","_row_2":"string","toString":"integer","hasOwnProperty":"boolean"}',
+    );
+    assert.equal(Object.getPrototypeOf(sheet.types), Object.prototype);
+    assert.deepEqual(
+      sheet.sample?.map((entry) => JSON.stringify(entry)),
+      [
+        '{"_row":2,"__proto__":null,"constructor":5,"_row_2":"x","toString":1,"hasOwnProperty":true}',
+        '{"_row":3,"__proto__":null,"constructor":null,"_row_2":null,"toString":null,"hasOwnProperty":null}',
+        '{"_row":4,"__proto__":"a","constructor":6,"_row_2":"y","toString":2,"hasOwnProperty":false}',
+      ],
+    );
+    for (const entry of sheet.sample ?? []) {
+      assert.equal(Object.getPrototypeOf(entry), Object.prototype);
+      assert.ok(Object.hasOwn(entry, '__proto__'));
+    }
+    // Every sample row's _row is its sheet row number.
+    assert.deepEqual(
+      sheet.sample?.map((entry) => entry._row),
+      [2, 3, 4],
+    );
+    // A header already named _row_2 still gets a name of its own.
+    const both = profileSheet(
+      'Q',
+      [
+        { row: 1, cells: cells(['_row_2', '_row']) },
+        { row: 2, cells: cells([1, 2]) },
+      ],
+      OPTIONS,
+    );
+    assert.deepEqual(both.sheet.headers, ['_row_2', '_row_3']);
+    assert.deepEqual(both.sheet.sample, [{ _row: 2, _row_2: 1, _row_3: 2 }]);
+  });
+
   it('extends the block to the leftmost and rightmost non-blank column below the header', () => {
     const sheet = profileSheet(
       'W',
