@@ -7,7 +7,7 @@ import { cellAddress, quoteSheetName, rangeAddress } from './cells.ts';
 import type { CellValue, ColumnType, DateSystem, SampleRow, WorkbookSheet, WorkbookTable } from './model.ts';
 import { makeHeaders, profileColumn, ROW_KEY } from './profile.ts';
 import { isBlank } from './values.ts';
-import { SheetWarnings } from './warnings.ts';
+import { SheetWarnings, WARNINGS_PER_SHEET } from './warnings.ts';
 
 /** Rows that hold a value profiled per sheet. */
 export const PROFILE_ROWS = 5000;
@@ -44,6 +44,62 @@ interface KeptRow {
   errors: (string | undefined)[] | undefined;
 }
 
+interface ErrorCell {
+  row: number;
+  col: number;
+  error: string;
+}
+
+/**
+ * Error cells of rows that hold no value. Such rows are not profiled rows (an error cell is null),
+ * yet each of their error cells warns like any other. Kept per column, as a count and the first
+ * WARNINGS_PER_SHEET cells (enough to list, since at most that many warnings are listed), so a sheet
+ * of error-only rows costs no memory per row. A cell is `pending` until a row with a non-blank cell
+ * follows it: only then does it lie inside the data block.
+ */
+class LooseErrors {
+  private readonly byCol = new Map<number, { count: number; pending: number; cells: ErrorCell[] }>();
+  private readonly pendingCols: number[] = [];
+
+  add(row: number, col: number, error: string): void {
+    let entry = this.byCol.get(col);
+    if (entry === undefined) {
+      entry = { count: 0, pending: 0, cells: [] };
+      this.byCol.set(col, entry);
+    }
+    if (entry.pending++ === 0) this.pendingCols.push(col);
+    if (entry.cells.length < WARNINGS_PER_SHEET) entry.cells.push({ row, col, error });
+  }
+
+  /** A row with a non-blank cell arrived: every pending cell is inside the block. */
+  confirm(): void {
+    for (const col of this.pendingCols) {
+      const entry = this.byCol.get(col)!;
+      entry.count += entry.pending;
+      entry.pending = 0;
+    }
+    this.pendingCols.length = 0;
+  }
+
+  /**
+   * The confirmed cells in columns `from` to `to` (inclusive) that can still be listed, in row then
+   * column order, and how many more there are.
+   */
+  inside(from: number, to: number): { cells: ErrorCell[]; unlisted: number } {
+    const cells: ErrorCell[] = [];
+    let unlisted = 0;
+    for (const [col, entry] of this.byCol) {
+      if (col < from || col > to || entry.count === 0) continue;
+      // Pending cells come after every confirmed one, so the confirmed ones kept are a prefix.
+      const kept = Math.min(entry.count, entry.cells.length);
+      for (let i = 0; i < kept; i++) cells.push(entry.cells[i]!);
+      unlisted += entry.count - kept;
+    }
+    cells.sort((a, b) => a.row - b.row || a.col - b.col);
+    return { cells, unlisted };
+  }
+}
+
 export interface SheetProfilerOptions {
   dateSystem: DateSystem;
   maxColumns: number;
@@ -77,6 +133,8 @@ export class SheetProfiler {
   private blockMinCol = Number.MAX_SAFE_INTEGER;
   private blockMaxCol = -1;
   private kept: KeptRow[] = [];
+  /** Error cells of the rows below the header that hold no value (while the profile is open). */
+  private looseErrors = new LooseErrors();
   /** First row with a value past the profile cap (0: none); it truncates the profile if inside the block. */
   private firstDropped = 0;
 
@@ -121,6 +179,7 @@ export class SheetProfiler {
       this.mode = nonBlank >= 2 ? 'header' : 'candidate';
       this.header = this.copy(row, hidden, cells, true);
       this.kept = [];
+      this.looseErrors = new LooseErrors();
       this.firstDropped = 0;
       this.lastRow = row;
       this.blockMinCol = minCol;
@@ -131,10 +190,24 @@ export class SheetProfiler {
       this.lastRow = row;
       if (minCol < this.blockMinCol) this.blockMinCol = minCol;
       if (maxCol > this.blockMaxCol) this.blockMaxCol = maxCol;
+      this.looseErrors.confirm();
     }
-    if (!hasValue) return;
+    if (!hasValue) {
+      // Not a profiled row, but its error cells (if any) still warn.
+      if (this.kept.length < PROFILE_ROWS) this.noteErrors(row, cells);
+      return;
+    }
     if (this.kept.length < PROFILE_ROWS) this.kept.push(this.copy(row, hidden, cells, false));
     else if (this.firstDropped === 0) this.firstDropped = row;
+  }
+
+  /** Notes the error cells of a row that holds no value, in the columns a profile can still use. */
+  private noteErrors(row: number, cells: RowCells): void {
+    const limit = this.blockMinCol + this.options.maxColumns;
+    for (let i = 0; i < cells.length; i++) {
+      const error = cells.errors[i];
+      if (error !== undefined && cells.cols[i]! < limit) this.looseErrors.add(row, cells.cols[i]!, error);
+    }
   }
 
   /**
@@ -193,7 +266,11 @@ export class SheetProfiler {
     const headerValues: CellValue[] = cols.map(() => null);
     for (let i = 0; i < header.cols.length; i++) {
       const at = header.cols[i]! - first;
-      if (at >= 0 && at < profiledWidth) headerValues[at] = header.values[i]!;
+      if (at < 0 || at >= profiledWidth) continue;
+      headerValues[at] = header.values[i]!;
+      const error = header.errors?.[i];
+      if (error !== undefined)
+        this.warnings.add(`error value ${error}`, cellAddress(header.cols[i]!, header.row));
     }
     const headers = makeHeaders(cols, headerValues, header.row, this.warnings);
 
@@ -201,13 +278,23 @@ export class SheetProfiler {
     while (this.kept.length > 0 && this.kept[this.kept.length - 1]!.row > this.lastRow) this.kept.pop();
     const truncated = this.firstDropped !== 0 && this.firstDropped <= this.lastRow;
 
-    // Column-major copy of the kept rows, in row order.
+    // Column-major copy of the kept rows, in row order. Error warnings follow row then column order,
+    // those of rows that hold no value merged in (such a row is never a kept row).
+    const loose = this.looseErrors.inside(first, first + profiledWidth - 1);
+    let nextLoose = 0;
+    const warnLoose = (beforeRow: number) => {
+      for (; nextLoose < loose.cells.length && loose.cells[nextLoose]!.row < beforeRow; nextLoose++) {
+        const { row, col, error } = loose.cells[nextLoose]!;
+        this.warnings.add(`error value ${error}`, cellAddress(col, row));
+      }
+    };
     const rows = this.kept.map((kept) => kept.row);
     const columns: CellValue[][] = cols.map(() => new Array<CellValue>(rows.length).fill(null));
     let hiddenRows = 0;
     for (let r = 0; r < this.kept.length; r++) {
       const kept = this.kept[r]!;
       if (kept.hidden) hiddenRows++;
+      warnLoose(kept.row);
       for (let i = 0; i < kept.cols.length; i++) {
         const at = kept.cols[i]! - first;
         if (at < 0 || at >= profiledWidth) continue;
@@ -217,6 +304,8 @@ export class SheetProfiler {
           this.warnings.add(`error value ${error}`, cellAddress(kept.cols[i]!, kept.row));
       }
     }
+    warnLoose(Number.POSITIVE_INFINITY);
+    this.warnings.addUnlisted(loose.unlisted);
 
     const types: Record<string, ColumnType> = {};
     const profiles = headers.map((headerName, i) => {

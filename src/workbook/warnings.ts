@@ -18,6 +18,14 @@ export class SheetWarnings {
     }
   }
 
+  /**
+   * Counts `n` more warnings without their text. Only for warnings that come after at least
+   * WARNINGS_PER_SHEET listed ones, which therefore only count towards `N more warnings`.
+   */
+  addUnlisted(n: number): void {
+    this.more += n;
+  }
+
   /** The error that stopped the sheet part-way: always listed, whatever the cap. */
   fail(message: string): void {
     this.failure ??= `${this.sheet}: ${message}`;

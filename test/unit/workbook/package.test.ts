@@ -107,6 +107,33 @@ describe('cell encodings', () => {
     assert.deepEqual(model.warnings, ['T!B2: error value #REF!', 'T!B3: error value #VALUE!']);
   });
 
+  it('warns for an error cell in the header row and in a row with no other value', async () => {
+    const model = await readRaw({
+      sharedStrings: ['a', 'b'],
+      sheets: [
+        {
+          name: 'E',
+          rows:
+            '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="e"><v>#REF!</v></c></row>' +
+            '<row r="2"><c r="A2"><v>1</v></c><c r="B2"><v>2</v></c><c r="C2"><v>3</v></c></row>' +
+            '<row r="3"><c r="A3" t="e"><f>1/0</f><v>#DIV/0!</v></c></row>' +
+            '<row r="4"><c r="A4"><v>3</v></c><c r="B4"><v>4</v></c></row>',
+        },
+      ],
+    });
+    const sheet = model.sheets[0]!;
+    assert.deepEqual(model.warnings, [
+      'E!C1: error value #REF!',
+      'E!C1: header is empty; column named C',
+      'E!A3: error value #DIV/0!',
+    ]);
+    assert.deepEqual(sheet.sample, [
+      { _row: 2, a: 1, b: 2, C: 3 },
+      { _row: 3, a: null, b: null, C: null },
+      { _row: 4, a: 3, b: 4, C: null },
+    ]);
+  });
+
   it('takes number formats from numFmts only, never from differential formats (dxfs)', async () => {
     // Conditional formats and table styles carry <dxf><numFmt>, often reusing a numFmts id.
     const model = await readRaw({

@@ -561,6 +561,76 @@ describe('profileSheet: header and data block', () => {
     assert.equal(result.warnings[20], 'E: 10 more warnings');
   });
 
+  it('warns for error cells in rows that hold no other value, and in the header row, in cell order', () => {
+    const result = profileSheet(
+      'E',
+      [
+        row(1, { A: 'k', B: 'v', C: { error: '#REF!' }, D: 'w' }),
+        row(2, { A: 1, B: { error: '#DIV/0!' } }),
+        row(3, { B: { error: '#N/A' } }),
+        row(4, { A: { error: '#NAME?' }, C: { error: '#NUM!' } }),
+        row(5, { A: 3, D: { error: '#VALUE!' } }),
+        // Below the last non-blank row, outside the block: no warning, as for the block's other cells.
+        row(7, { A: { error: '#NULL!' } }),
+      ],
+      OPTIONS,
+    );
+    assert.deepEqual(result.warnings, [
+      'E!C1: error value #REF!',
+      'E!C1: header is empty; column named C',
+      'E!B2: error value #DIV/0!',
+      'E!B3: error value #N/A',
+      'E!A4: error value #NAME?',
+      'E!C4: error value #NUM!',
+      'E!D5: error value #VALUE!',
+    ]);
+    // Rows without a value are still no profiled rows: the profile and the block are unchanged.
+    assert.equal(result.sheet.range, 'E!A1:D5');
+    assert.equal(result.sheet.row_count, 4);
+    assert.deepEqual(
+      result.sheet.columns.map((c) => [c.name, c.filled, c.blank]),
+      [
+        ['k', 2, 0],
+        ['v', 0, 2],
+        ['C', 0, 2],
+        ['w', 0, 2],
+      ],
+    );
+    assert.deepEqual(
+      result.sheet.sample?.map((entry) => entry._row),
+      [2, 3, 4, 5],
+    );
+  });
+
+  it('counts error-only rows past 20 listed warnings without keeping them row by row', () => {
+    const rows: ProfileRow[] = [row(1, { A: 'k', B: 'v' }), row(2, { A: 1, B: 2 })];
+    for (let r = 3; r <= 40_002; r++) rows.push(row(r, { B: { error: '#N/A' } }));
+    rows.push(row(40_003, { A: 2, B: 3 }));
+    // A row with an error in a column outside the block (E is never non-blank): no warning.
+    rows.push(row(40_004, { A: 3, E: { error: '#N/A' } }));
+    for (let r = 40_005; r <= 40_010; r++) rows.push(row(r, { B: { error: '#N/A' } }));
+    const result = profileSheet('E', rows, OPTIONS);
+    assert.equal(result.warnings.length, 21);
+    assert.equal(result.warnings[0], 'E!B3: error value #N/A');
+    assert.equal(result.warnings[19], 'E!B22: error value #N/A');
+    assert.equal(result.warnings[20], 'E: 39980 more warnings');
+    assert.equal(result.sheet.row_count, 40_003);
+
+    // A new header row forgets the error cells noted under the previous candidate.
+    const moved = profileSheet(
+      'M',
+      [
+        row(1, { A: 'title' }),
+        row(2, { A: { error: '#N/A' } }),
+        row(3, { A: 'k', B: 'v' }),
+        row(4, { A: 1, B: 2 }),
+      ],
+      OPTIONS,
+    );
+    assert.equal(moved.sheet.header_row, 3);
+    assert.deepEqual(moved.warnings, []);
+  });
+
   it('profiles at most maxColumns columns, with a warning', () => {
     const header: Record<string, CellValue> = {};
     const data: Record<string, CellValue> = {};
