@@ -60,6 +60,11 @@ export class RowAssembler {
   private ref: string | undefined;
   /** Inside `<v>` or an inline `<t>`: text is being gathered. */
   collecting = false;
+  /**
+   * Inside a `<v>` past the profile cap whose value is not needed, only whether it holds one: the
+   * skimmer reports a plain number without decoding it (`onNumber`) and hands over any other text.
+   */
+  sensing = false;
   private inInline = false;
   private phonetic = 0;
   private text = '';
@@ -126,9 +131,11 @@ export class RowAssembler {
     switch (local) {
       case 'v':
         if (this.cellOpen) {
-          // Past the profile cap only shared-string indexes and formula or inline text are looked at.
+          // Past the profile cap only shared-string indexes and formula or inline text are gathered;
+          // other values are only sensed: whether there is one decides whether the cell is blank.
           const type = this.type;
           this.collecting = this.full || type === 's' || type === 'str' || type === 'inlineStr';
+          this.sensing = !this.collecting;
           this.hasText = true;
         }
         return;
@@ -155,9 +162,13 @@ export class RowAssembler {
         if (this.cellOpen) this.finishCell();
         this.cellOpen = false;
         this.collecting = false;
+        this.sensing = false;
         this.inInline = false;
         return;
       case 'v':
+        this.collecting = false;
+        this.sensing = false;
+        return;
       case 't':
         this.collecting = false;
         return;
@@ -179,7 +190,18 @@ export class RowAssembler {
   }
 
   onText(text: string): void {
-    if (this.collecting) this.text += text;
+    if (this.collecting || this.sensing) this.text += text;
+  }
+
+  /**
+   * The skimmer found that the whole text of a sensed `<v>` is a plain decimal number (an optional
+   * `-`, digits, an optional fraction; short enough to be finite). Returns false when text was
+   * already gathered, so the skimmer hands over the text itself instead.
+   */
+  onNumber(): boolean {
+    if (!this.sensing || this.text.length > 0) return false;
+    this.text = '0';
+    return true;
   }
 
   private cut(): void {
@@ -196,22 +218,29 @@ export class RowAssembler {
 
   private finishCell(): void {
     if (!this.hasText) return;
-    const { strings, dateKinds, dateSystem } = this.context;
-    const text = this.text;
     const type = this.type;
+    if (type === 'str' || type === 'inlineStr') {
+      this.cut();
+      this.cells.push(this.col, this.text.length === 0 ? null : unescapeXstring(this.text));
+      return;
+    }
+    const text = this.text;
+    // An empty `<v>` holds no value: a formula whose result was never calculated (openpyxl writes
+    // every formula as `<f>…</f><v></v>`), or a writer's placeholder. The cell is empty, exactly as
+    // when `<v>` is absent: null, no warning, and (past the profile cap too) not non-blank.
+    if (text.length === 0 || text.trim() === '') return;
+    const { strings, dateKinds, dateSystem } = this.context;
     let value: CellValue;
     let error: string | undefined;
     if (type === undefined || type === 'n') {
-      if (!this.full) value = 0;
+      const n = Number(text);
+      if (!Number.isFinite(n)) {
+        value = null;
+        error = 'invalid number';
+      } else if (!this.full) value = 0;
       else {
-        const n = Number(text);
-        if (text.trim() === '' || !Number.isFinite(n)) {
-          value = null;
-          error = 'invalid number';
-        } else {
-          const kind = dateKinds[this.style] ?? null;
-          value = kind === null ? n : (serialToIso(n, kind, dateSystem) ?? n);
-        }
+        const kind = dateKinds[this.style] ?? null;
+        value = kind === null ? n : (serialToIso(n, kind, dateSystem) ?? n);
       }
     } else if (type === 's') {
       const index = Number(text);
@@ -224,16 +253,16 @@ export class RowAssembler {
         value = strings.get(index);
         if (strings.cut.has(index)) this.warnCut();
       }
-    } else if (type === 'str' || type === 'inlineStr') {
-      this.cut();
-      value = this.text.length === 0 ? null : unescapeXstring(this.text);
-    } else if (type === 'b') {
-      value = TRUE_FLAGS.has(text.trim().toLowerCase());
     } else if (type === 'e') {
       value = null;
       error = text.trim();
+    } else if (!this.full) {
+      // A boolean, an ISO date or text of an unknown type: non-blank, since the text is.
+      value = 0;
+    } else if (type === 'b') {
+      value = TRUE_FLAGS.has(text.trim().toLowerCase());
     } else if (type === 'd') {
-      value = this.full ? isoCell(text, dateKinds[this.style] ?? null) : 0;
+      value = isoCell(text, dateKinds[this.style] ?? null);
     } else {
       this.cut();
       value = this.text;

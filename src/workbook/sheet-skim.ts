@@ -20,6 +20,10 @@ export interface SkimHandler {
   readonly done: boolean;
   /** Whether text is being collected now (inside `<v>` or an inline `<t>`). */
   readonly collecting: boolean;
+  /** Whether only the presence of a value matters now (inside a `<v>` whose value is not needed). */
+  readonly sensing: boolean;
+  /** The whole text of the sensed `<v>` is a plain number; false: hand over the text instead. */
+  onNumber(): boolean;
   openRow(row: number | null, hidden: boolean): void;
   openCell(col: number | null, ref: string | undefined, type: string | undefined, style: number): void;
   open(local: string, name: string): void;
@@ -128,8 +132,16 @@ export class SheetSkimmer {
         this.carry = Buffer.from(bytes.subarray(pos));
         return;
       }
-      if (lt > pos && handler.collecting)
-        handler.onText(decodeEntities(bytes.toString('utf8', pos, lt), this.part));
+      if (lt > pos) {
+        // A sensed value that is all of its `<v>` (an end tag follows) and a plain number is only
+        // reported; any other text is decoded, so the assembler decides exactly as it does before the cap.
+        if (handler.collecting) handler.onText(decodeEntities(bytes.toString('utf8', pos, lt), this.part));
+        else if (
+          handler.sensing &&
+          !(bytes[lt + 1] === SLASH && isPlainNumber(bytes, pos, lt) && handler.onNumber())
+        )
+          handler.onText(decodeEntities(bytes.toString('utf8', pos, lt), this.part));
+      }
       const next = this.markup(bytes, lt);
       if (next === -1) {
         this.carry = Buffer.from(bytes.subarray(lt));
@@ -160,7 +172,8 @@ export class SheetSkimmer {
       if (bytes.compare(CDATA, 0, CDATA.length, lt, lt + CDATA.length) === 0) {
         const e = bytes.indexOf(']]>', lt + 9);
         if (e === -1) return -1;
-        if (this.handler.collecting) this.handler.onText(bytes.toString('utf8', lt + 9, e));
+        if (this.handler.collecting || this.handler.sensing)
+          this.handler.onText(bytes.toString('utf8', lt + 9, e));
         return e + 3;
       }
       throw this.malformed();
@@ -275,6 +288,25 @@ export class SheetSkimmer {
     }
     return end === start ? Number.NaN : row;
   }
+}
+
+/**
+ * Whether bytes `start` to `end` are `-?digits(.digits)?`, at most 21 characters after the sign:
+ * text that Number() reads as a finite number (all that a sensed value past the cap needs to know).
+ */
+function isPlainNumber(bytes: Buffer, start: number, end: number): boolean {
+  let i = start;
+  if (bytes[i] === 0x2d) i++;
+  if (end - i > 21) return false;
+  const digitsFrom = i;
+  while (i < end && bytes[i]! >= 0x30 && bytes[i]! <= 0x39) i++;
+  if (i === digitsFrom) return false;
+  if (i === end) return true;
+  if (bytes[i] !== 0x2e) return false;
+  i++;
+  const fractionFrom = i;
+  while (i < end && bytes[i]! >= 0x30 && bytes[i]! <= 0x39) i++;
+  return i === end && i > fractionFrom;
 }
 
 /** A cell's `t`, as a shared string for the usual values. */

@@ -53,6 +53,17 @@ for r in range(2, 4):
   m.cell(r, 1).number_format = 'yyyy-mm-dd'; m.cell(r, 2).number_format = 'yyyy-mm-dd hh:mm:ss'
 mac.save(out + '/openpyxl-1904.xlsx')
 
+# openpyxl writes every formula without a cached value (<f>A2*2</f><v />): a long and a short sheet,
+# each with a lone formula below the data, the long one's past the 5000-row profile cap.
+fx = openpyxl.Workbook()
+for title, n in (('Long', 6000), ('Short', 10)):
+  f = fx.create_sheet(title)
+  f.append(['id', 'double'])
+  for r in range(2, n + 2): f.append([r - 1, '=A%d*2' % r])
+  f.cell(n + 4, 4).value = '=SUM(A:A)'
+fx.remove(fx.active)
+fx.save(out + '/openpyxl-formulas.xlsx')
+
 with open(out + '/openpyxl.xlsx', 'rb') as f, open(out + '/msoffcrypto.xlsx', 'wb') as o:
   OOXMLFile(f).encrypt('Pa55 word', o)
 print('ok')
@@ -102,7 +113,7 @@ export function pythonUnavailable(): string | undefined {
   return reason;
 }
 
-/** Writes openpyxl.xlsx, openpyxl-1904.xlsx and msoffcrypto.xlsx into `dir`. */
+/** Writes openpyxl.xlsx, openpyxl-1904.xlsx, openpyxl-formulas.xlsx and msoffcrypto.xlsx into `dir`. */
 export function writePythonFixtures(dir: string): void {
   choose();
   if (chosen === undefined) throw new Error(reason);

@@ -113,6 +113,32 @@ describe('openpyxl and msoffcrypto-tool files', { skip }, () => {
     ]);
   });
 
+  it('reads formulas without a cached value as empty cells, before and past the profile cap', async () => {
+    const book = await read('openpyxl-formulas.xlsx');
+    assert.deepEqual(book.warnings, []);
+    const [long, short] = book.sheets;
+    for (const [sheet, rows] of [
+      [long!, 6000],
+      [short!, 10],
+    ] as const) {
+      assert.equal(sheet.range, `${sheet.name}!A1:B${rows + 1}`);
+      assert.equal(sheet.used_range, `${sheet.name}!A1:B${rows + 1}`);
+      assert.equal(sheet.row_count, rows);
+      assert.deepEqual(sheet.headers, ['id', 'double']);
+      assert.deepEqual(sheet.types, { id: 'integer', double: 'string' });
+      assert.deepEqual(sheet.columns[1], {
+        name: 'double',
+        type: 'string',
+        filled: 0,
+        blank: Math.min(rows, 5000),
+        distinct: 0,
+      });
+      assert.deepEqual(sheet.sample?.[0], { _row: 2, id: 1, double: null });
+    }
+    assert.equal(long?.profile_truncated, true);
+    assert.equal(short?.profile_truncated, undefined);
+  });
+
   it('decrypts msoffcrypto-tool agile encryption to the same profile', async () => {
     const decrypted = await read('msoffcrypto.xlsx', PYTHON_PASSWORD);
     assert.deepEqual(decrypted.sheets, plain.sheets);

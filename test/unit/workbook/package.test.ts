@@ -107,6 +107,41 @@ describe('cell encodings', () => {
     assert.deepEqual(model.warnings, ['T!B2: error value #REF!', 'T!B3: error value #VALUE!']);
   });
 
+  it('reads a cell without a value (formula never calculated, empty <v> of any type) as empty', async () => {
+    const names = ['n', 'typed', 'date', 'flag', 'err', 'shared', 'bare'];
+    const model = await readRaw({
+      sharedStrings: names,
+      cellXfs: [0, 14],
+      sheets: [
+        {
+          name: 'F',
+          rows:
+            `<row r="1">${names.map((_, i) => `<c t="s"><v>${i}</v></c>`).join('')}</row>` +
+            '<row r="2"><c r="A2"><f>1+1</f><v/></c><c r="B2" t="n" s="1"><f>TODAY()</f><v></v></c>' +
+            '<c r="C2" t="d"><v></v></c><c r="D2" t="b"><f>TRUE()</f><v> </v></c><c r="E2" t="e"><f>1/0</f><v/></c>' +
+            '<c r="F2" t="s"><v></v></c><c r="G2"><f>A1</f></c></row>' +
+            '<row r="3"><c r="A3"><v>1</v></c><c r="B3" s="1"><v>45306</v></c><c r="C3" t="d"><v>2024-01-15</v></c>' +
+            '<c r="D3" t="b"><v>0</v></c><c r="E3" t="e"><v>#N/A</v></c><c r="F3" t="s"><v>0</v></c><c r="G3"><v>2</v></c></row>',
+        },
+      ],
+    });
+    const sheet = model.sheets[0]!;
+    assert.deepEqual(sheet.sample, [
+      { _row: 2, n: null, typed: null, date: null, flag: null, err: null, shared: null, bare: null },
+      {
+        _row: 3,
+        n: 1,
+        typed: '2024-01-15',
+        date: '2024-01-15',
+        flag: false,
+        err: null,
+        shared: 'n',
+        bare: 2,
+      },
+    ]);
+    assert.deepEqual(model.warnings, ['F!E3: error value #N/A']);
+  });
+
   it('warns for an error cell in the header row and in a row with no other value', async () => {
     const model = await readRaw({
       sharedStrings: ['a', 'b'],

@@ -61,6 +61,8 @@ function skimLog(pieces: readonly Buffer[]): string[] {
   const handler: SkimHandler & { done: boolean } = {
     done: false,
     collecting: true,
+    sensing: false,
+    onNumber: () => false,
     openRow: (row, hidden) => log.push(`row ${row ?? 'next'} ${hidden}`),
     openCell: (col, _ref, type) => log.push(`c ${col ?? 'next'} ${type ?? '-'}`),
     open: (local) => log.push(`<${local}>`),
@@ -138,6 +140,31 @@ function longSheet(rows: number, comment: boolean): string {
   return parts.join('');
 }
 
+/**
+ * A two-column sheet whose every row also holds cells without a value: formulas never calculated
+ * (`<f>` with an empty or no `<v>`, as openpyxl writes them) and empty `<v>` of every type. B3
+ * and K in the row just past `rows` hold a number that is no number; a last row holds only a formula.
+ */
+function noCacheSheet(rows: number, comment: boolean): string {
+  const parts = ['<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="urn:main"><sheetData>'];
+  if (comment) parts.push('<!-- forces saxes throughout -->');
+  parts.push(
+    '<row r="1"><c r="A1" t="inlineStr"><is><t>a</t></is></c><c r="B1" t="inlineStr"><is><t>b</t></is></c></row>',
+  );
+  const empty = (r: number) =>
+    `<c r="C${r}"><f>1+1</f><v/></c><c r="D${r}" t="d"><v></v></c><c r="E${r}" t="b"><f>TRUE()</f><v> </v></c>` +
+    `<c r="F${r}" t="e"><f>1/0</f><v/></c><c r="G${r}" t="s"><v></v></c><c r="H${r}" t="n"><f>A1</f></c>` +
+    `<c r="I${r}" s="1"><v>\n</v></c>`;
+  for (let r = 2; r <= rows; r++) {
+    const b = r === 3 ? 'abc' : '1.5';
+    parts.push(`<row r="${r}"><c r="A${r}"><v>${r}</v></c><c r="B${r}"><v>${b}</v></c>${empty(r)}</row>`);
+  }
+  parts.push(`<row r="${rows + 1}">${empty(rows + 1)}<c r="K${rows + 1}"><v>1e999</v></c></row>`);
+  parts.push(`<row r="${rows + 3}"><c r="L${rows + 3}"><f>1/0</f><v></v></c></row>`);
+  parts.push('</sheetData></worksheet>');
+  return parts.join('');
+}
+
 async function profileOf(xml: string, chunk: number) {
   const strings = new SharedStrings();
   strings.add('s0', false);
@@ -172,5 +199,77 @@ describe('streamSheet hand-over', () => {
       assert.equal(skim.sheet.profile_truncated, true);
       assert.equal(skim.sheet.hidden_rows, 7);
     }
+  });
+});
+
+describe('cells without a value (a formula never calculated, an empty <v>)', () => {
+  it('are empty before and past the profile cap, skimmed or not', async () => {
+    const small = await profileOf(noCacheSheet(11, false), 65_536);
+    assert.equal(small.sheet.range, 'Long!A1:B11');
+    assert.equal(small.sheet.used_range, 'Long!A1:K12');
+    assert.deepEqual(small.sheet.headers, ['a', 'b']);
+    assert.equal(small.sheet.row_count, 10);
+    assert.deepEqual(small.sheet.sample?.slice(0, 2), [
+      { _row: 2, a: 2, b: 1.5 },
+      { _row: 3, a: 3, b: null },
+    ]);
+    // Only a text that is no number warns (K12 lies outside the block); an empty <v> is no error.
+    const warnings = ['Long!B3: error value invalid number'];
+    assert.deepEqual(small.warnings, warnings);
+    for (const chunk of [4096, 65_536]) {
+      const skim = await profileOf(noCacheSheet(8000, false), chunk);
+      const plain = await profileOf(noCacheSheet(8000, true), chunk);
+      assert.equal(skim.skimmed, true);
+      assert.equal(plain.skimmed, false);
+      assert.deepEqual(skim.sheet, plain.sheet);
+      assert.deepEqual(skim.warnings, plain.warnings);
+      assert.equal(skim.sheet.range, 'Long!A1:B8000');
+      assert.equal(skim.sheet.used_range, 'Long!A1:K8001');
+      assert.deepEqual(skim.sheet.headers, small.sheet.headers);
+      assert.deepEqual(skim.sheet.types, small.sheet.types);
+      assert.equal(skim.sheet.row_count, 7999);
+      assert.equal(skim.sheet.profile_truncated, true);
+      assert.deepEqual(skim.warnings, warnings);
+    }
+  });
+
+  it('are sensed past the cap without decoding plain numbers, and decoded otherwise', () => {
+    const events: string[] = [];
+    let text = '';
+    const handler: SkimHandler = {
+      done: false,
+      collecting: false,
+      sensing: false,
+      openRow: () => {},
+      openCell: () => {},
+      open(local) {
+        if (local === 'v') Object.assign(handler, { sensing: true });
+        text = '';
+      },
+      close(local) {
+        if (local === 'sheetData') Object.assign(handler, { done: true });
+        if (local === 'v') {
+          Object.assign(handler, { sensing: false });
+          events.push(text);
+        }
+      },
+      onText: (t) => {
+        text += t;
+      },
+      onNumber: () => {
+        if (text !== '') return false;
+        text = '#';
+        return true;
+      },
+    };
+    const skimmer = new SheetSkimmer('test', handler, ['worksheet', 'sheetData']);
+    skimmer.write(
+      Buffer.from(
+        '<row><c><v>12</v></c><c><v>-3.25</v></c><c><v> 7</v></c><c><v>1e5</v></c><c><v>1.</v></c><c><v/></c>' +
+          '<c><v>&#49;</v></c><c><v>1<!-- -->2</v></c><c><v><![CDATA[4]]>5</v></c><c><v>1234567890123456789012</v></c></row></sheetData>',
+      ),
+    );
+    skimmer.end();
+    assert.deepEqual(events, ['#', '#', ' 7', '1e5', '1.', '', '1', '12', '45', '1234567890123456789012']);
   });
 });
