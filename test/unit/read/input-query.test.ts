@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ReadError, type ToolErrorObject } from '../../../src/read/errors.ts';
 import {
   appendQueryParam,
   parseUrlQuery,
@@ -11,27 +10,9 @@ import {
   resolveReadInput,
   validateQuery,
 } from '../../../src/read/input/index.ts';
+import { assertError, type ExpectedError, errorOf } from '../../support/read-errors.ts';
 
-function errorOf(run: () => unknown): ToolErrorObject {
-  try {
-    run();
-  } catch (error) {
-    assert.ok(error instanceof ReadError, `expected a ReadError, got ${String(error)}`);
-    return error.toObject();
-  }
-  return assert.fail('expected a ReadError');
-}
-
-type Expected = Pick<ToolErrorObject, 'code' | 'field' | 'target' | 'uri'>;
-
-function assertError(run: () => unknown, expected: Expected): ToolErrorObject {
-  const error = errorOf(run);
-  assert.deepEqual(
-    { code: error.code, field: error.field, target: error.target, uri: error.uri },
-    { code: expected.code, field: expected.field, target: expected.target, uri: expected.uri },
-  );
-  return error;
-}
+type Expected = ExpectedError;
 
 // Required fields and the URI base of each query target, for both addressing modes.
 const TARGET_INPUT: Record<QueryTarget, Record<string, string>> = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ReadError, type ToolErrorObject } from '../../../src/read/errors.ts';
+import { type ToolErrorObject } from '../../../src/read/errors.ts';
 import {
   FIELD_RULES,
   READ_INPUT_FIELDS,
@@ -9,27 +9,12 @@ import {
   type TargetField,
 } from '../../../src/read/input/index.ts';
 import { READ_TARGETS, type ReadTarget } from '../../../src/read/targets.ts';
+import { assertError as assertErrorOf, type ExpectedError, errorOf } from '../../support/read-errors.ts';
 
-function errorOf(run: () => unknown): ToolErrorObject {
-  try {
-    run();
-  } catch (error) {
-    assert.ok(error instanceof ReadError, `expected a ReadError, got ${String(error)}`);
-    return error.toObject();
-  }
-  return assert.fail('expected a ReadError');
-}
+type Expected = ExpectedError;
 
-type Expected = Pick<ToolErrorObject, 'code' | 'field' | 'target' | 'uri'>;
-
-function assertError(raw: unknown, expected: Expected): ToolErrorObject {
-  const error = errorOf(() => resolveReadInput(raw));
-  assert.deepEqual(
-    { code: error.code, field: error.field, target: error.target, uri: error.uri },
-    { code: expected.code, field: expected.field, target: expected.target, uri: expected.uri },
-  );
-  return error;
-}
+const assertError = (raw: unknown, expected: Expected): ToolErrorObject =>
+  assertErrorOf(() => resolveReadInput(raw), expected);
 
 const invalid = (field?: string, target?: string): Expected => ({
   code: 'invalid_tool_input',

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ReadError, type ToolErrorObject } from '../../../src/read/errors.ts';
 import {
   dagsSpecUri,
   dagsUri,
@@ -25,27 +24,9 @@ import {
 } from '../../../src/read/input/index.ts';
 import type { ReadTarget } from '../../../src/read/targets.ts';
 import type { ReadFields } from '../../../src/read/types.ts';
+import { assertError, type ExpectedError, } from '../../support/read-errors.ts';
 
-function errorOf(run: () => unknown): ToolErrorObject {
-  try {
-    run();
-  } catch (error) {
-    assert.ok(error instanceof ReadError, `expected a ReadError, got ${String(error)}`);
-    return error.toObject();
-  }
-  return assert.fail('expected a ReadError');
-}
-
-type Expected = Pick<ToolErrorObject, 'code' | 'field' | 'target' | 'uri'>;
-
-function assertError(run: () => unknown, expected: Expected): ToolErrorObject {
-  const error = errorOf(run);
-  assert.deepEqual(
-    { code: error.code, field: error.field, target: error.target, uri: error.uri },
-    { code: expected.code, field: expected.field, target: expected.target, uri: expected.uri },
-  );
-  return error;
-}
+type Expected = ExpectedError;
 
 const invalidUri = (uri: string, target?: ReadTarget): Expected => ({
   code: 'invalid_resource_uri',
