@@ -10,9 +10,7 @@ import {
   resolveReadInput,
   validateQuery,
 } from '../../../src/read/input/index.ts';
-import { assertError, type ExpectedError, errorOf } from '../../support/read-errors.ts';
-
-type Expected = ExpectedError;
+import { assertError, errorOf } from '../../support/read-errors.ts';
 
 // Required fields and the URI base of each query target, for both addressing modes.
 const TARGET_INPUT: Record<QueryTarget, Record<string, string>> = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type ToolErrorObject } from '../../../src/read/errors.ts';
+import type { ToolErrorObject } from '../../../src/read/errors.ts';
 import {
   FIELD_RULES,
   READ_INPUT_FIELDS,

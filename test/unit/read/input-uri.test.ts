@@ -24,7 +24,7 @@ import {
 } from '../../../src/read/input/index.ts';
 import type { ReadTarget } from '../../../src/read/targets.ts';
 import type { ReadFields } from '../../../src/read/types.ts';
-import { assertError, type ExpectedError, } from '../../support/read-errors.ts';
+import { assertError, type ExpectedError } from '../../support/read-errors.ts';
 
 type Expected = ExpectedError;
 
