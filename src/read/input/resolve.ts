@@ -101,7 +101,7 @@ function readGiven(raw: unknown): Given {
       unknown.length === 1
         ? `Unknown field ${shown(unknown[0] ?? '')}.`
         : `Unknown fields ${unknown.map(shown).join(', ')}.`;
-    throw readError.invalidInput(message, faultyFields(unknown));
+    throw readError.invalidInput(message, { ...faultyFields(unknown), ...suppliedContext(raw) });
   }
   const given: Given = { strings: {}, sent: new Set(keys) };
   const wrongType: ReadInputField[] = [];
@@ -120,8 +120,26 @@ function readGiven(raw: unknown): Given {
     const effective = FIELD_SPECS[key].trim ? value.trim() : value;
     if (effective !== '') given.strings[key as StringField] = effective;
   }
-  if (wrongType.length > 0) throw readError.invalidInput(typeMessage(wrongType), faultyFields(wrongType));
+  if (wrongType.length > 0) {
+    throw readError.invalidInput(typeMessage(wrongType), {
+      ...faultyFields(wrongType),
+      ...suppliedContext(raw),
+    });
+  }
   return given;
+}
+
+/**
+ * The target (through its alias, or as supplied when unsupported) and the uri a request names, for
+ * errors found before either is resolved: the contract wants both whenever they were supplied.
+ */
+function suppliedContext(raw: Record<string, unknown>): { target?: string; uri?: string } {
+  const context: { target?: string; uri?: string } = {};
+  const target = typeof raw.target === 'string' ? raw.target.trim() : '';
+  if (target !== '') context.target = resolveTargetName(target) ?? target;
+  const uri = typeof raw.uri === 'string' ? raw.uri.trim() : '';
+  if (uri !== '') context.uri = uri;
+  return context;
 }
 
 /** `The name field must be a string or null.`, or every wrong field by the type it must have. */
@@ -156,9 +174,8 @@ export function resolveReadInput(raw: unknown): ResolvedRead {
       throw readError.invalidInput(
         `URI mode cannot be combined with target-mode fields (${targetModeFields.join(', ')}).`,
         {
-          ...(targetModeFields.length === 1 ? { field: targetModeFields[0] } : {}),
-          uri,
-          details: { fields: targetModeFields },
+          ...faultyFields(targetModeFields),
+          ...suppliedContext(raw as Record<string, unknown>),
         },
       );
     }

@@ -92,6 +92,7 @@ test('arguments the SDK would reject or mangle get the contract error object in 
       code: 'invalid_tool_input',
       message: 'Unknown field "__proto__".',
       field: '__proto__',
+      target: 'dags',
     });
   }
 });

@@ -266,6 +266,7 @@ describe('target mode output uri (the contract "Output uri" column)', () => {
       {
         code: 'invalid_tool_input',
         field: 'target',
+        target: 'reference',
         uri: 'dagu://reference/authoring',
       },
     );
@@ -317,23 +318,24 @@ describe('unknown fields', () => {
     '',
   ]) {
     test(`${JSON.stringify(key)} is unknown`, () => {
-      assertError({ target: 'dags', [key]: 'x' }, invalid(key));
+      assertError({ target: 'dags', [key]: 'x' }, invalid(key, 'dags'));
     });
   }
 
   test('an own __proto__ key from JSON.parse is unknown (object, null, string values)', () => {
-    for (const text of [
-      '{"__proto__": {"target": "dags"}}',
-      '{"target": "dags", "__proto__": null}',
-      '{"__proto__": "x", "uri": "dagu://dags"}',
-    ]) {
-      const error = assertError(JSON.parse(text), invalid('__proto__'));
+    // A target or uri supplied beside it is named in the error; one inside `__proto__` is not supplied.
+    for (const [text, context] of [
+      ['{"__proto__": {"target": "dags"}}', {}],
+      ['{"target": "dags", "__proto__": null}', { target: 'dags' }],
+      ['{"__proto__": "x", "uri": "dagu://dags"}', { uri: 'dagu://dags' }],
+    ] as const) {
+      const error = assertError(JSON.parse(text), { ...invalid('__proto__'), ...context });
       assert.equal(error.message, 'Unknown field "__proto__".');
     }
   });
 
   test('an own __proto__ key made with a computed key or defineProperty is unknown', () => {
-    assertError({ ['__proto__']: 1, target: 'dags' }, invalid('__proto__'));
+    assertError({ ['__proto__']: 1, target: 'dags' }, invalid('__proto__', 'dags'));
     const raw: Record<string, unknown> = { target: 'dags' };
     Object.defineProperty(raw, '__proto__', {
       value: 1,
@@ -341,26 +343,31 @@ describe('unknown fields', () => {
       configurable: true,
       writable: true,
     });
-    assertError(raw, invalid('__proto__'));
+    assertError(raw, invalid('__proto__', 'dags'));
   });
 
   test('several unknown fields: no field, all of them in details.fields, in input order', () => {
-    const error = assertError({ a: 1, target: 'dags', b: 2 }, invalid());
+    const error = assertError({ a: 1, target: 'dags', b: 2 }, invalid(undefined, 'dags'));
     assert.deepEqual(error.details, { fields: ['a', 'b'] });
     assert.equal(error.message, 'Unknown fields "a", "b".');
-    const brief = assertError({ foo: 1, bar: 2, target: 'dags' }, invalid());
+    const brief = assertError({ foo: 1, bar: 2, target: 'dags' }, invalid(undefined, 'dags'));
     assert.deepEqual(brief.details, { fields: ['foo', 'bar'] });
     assert.equal('field' in brief, false);
   });
 
   test('one unknown field: field, no details', () => {
-    const error = assertError({ foo: 1, target: 'dags' }, invalid('foo'));
+    const error = assertError({ foo: 1, target: 'dags' }, invalid('foo', 'dags'));
     assert.equal(error.details, undefined);
   });
 
   test('unknown fields are reported before type errors and mode errors', () => {
     assertError({ target: 5, foo: 1 }, invalid('foo'));
-    assertError({ uri: 'dagu://dags', target: 'dags', foo: 1 }, invalid('foo'));
+    assertError(
+      { uri: 'dagu://dags', target: 'dags', foo: 1 },
+      { ...invalid('foo', 'dags'), uri: 'dagu://dags' },
+    );
+    // An unsupported target value is named as supplied.
+    assertError({ target: 'nope', foo: 1 }, invalid('foo', 'nope'));
   });
 });
 
@@ -374,7 +381,9 @@ describe('types', () => {
       ['array', ['x']],
     ] as const) {
       test(`${field} as ${label} → invalid_tool_input on ${field}`, () => {
-        const error = assertError({ target: 'dags', [field]: value }, invalid(field));
+        // The target is named when supplied as text; a wrong-typed target or uri names nothing.
+        const target = field === 'target' ? undefined : 'dags';
+        const error = assertError({ target: 'dags', [field]: value }, invalid(field, target));
         assert.equal(error.message, `The ${field} field must be a string or null.`);
       });
     }
@@ -388,13 +397,16 @@ describe('types', () => {
     ['array', [5]],
   ] as const) {
     test(`limit as ${label} → invalid_tool_input on limit`, () => {
-      const error = assertError({ target: 'dag_search', search: 'x', limit: value }, invalid('limit'));
+      const error = assertError(
+        { target: 'dag_search', search: 'x', limit: value },
+        invalid('limit', 'dag_search'),
+      );
       assert.equal(error.message, 'The limit field must be an integer or null.');
     });
   }
 
   test('several wrong types: no field, all of them in details.fields, in input order', () => {
-    let error = assertError({ target: 'dags', name: 1, uri: false }, invalid());
+    let error = assertError({ target: 'dags', name: 1, uri: false }, invalid(undefined, 'dags'));
     assert.deepEqual(error.details, { fields: ['name', 'uri'] });
     assert.equal(error.message, 'The name and uri fields must be strings or null.');
     error = assertError({ limit: '5', target: 5, search: [], path: {} }, invalid());
@@ -403,12 +415,15 @@ describe('types', () => {
       error.message,
       'The target, search and path fields must be strings or null, and the limit field must be an integer or null.',
     );
-    error = assertError({ target: 'dag_search', search: 'x', limit: 1.5, name: null }, invalid('limit'));
+    error = assertError(
+      { target: 'dag_search', search: 'x', limit: 1.5, name: null },
+      invalid('limit', 'dag_search'),
+    );
     assert.equal(error.details, undefined);
   });
 
   test('type errors come before mode errors', () => {
-    assertError({ uri: 'dagu://dags', target: 5 }, invalid('target'));
+    assertError({ uri: 'dagu://dags', target: 5 }, { ...invalid('target'), uri: 'dagu://dags' });
     assertError({ uri: 7 }, invalid('uri'));
   });
 
@@ -506,7 +521,7 @@ describe('addressing mode', () => {
       { uri: ' dagu://dags ', query: 'page=1' },
       { code: 'invalid_tool_input', field: 'query', uri: 'dagu://dags' },
     );
-    assert.deepEqual(error.details, { fields: ['query'] });
+    assert.equal(error.details, undefined, 'one field: `field`, no details');
     assertError(
       { uri: 'dagu://dags', limit: 5 },
       { code: 'invalid_tool_input', field: 'limit', uri: 'dagu://dags' },
@@ -516,7 +531,7 @@ describe('addressing mode', () => {
   test('uri with several target-mode fields lists them in details.fields', () => {
     const error = assertError(
       { uri: 'dagu://runs/n/1', dagRunId: '1', name: 'n', target: 'run' },
-      { code: 'invalid_tool_input', uri: 'dagu://runs/n/1' },
+      { code: 'invalid_tool_input', target: 'run', uri: 'dagu://runs/n/1' },
     );
     assert.deepEqual(error.details, { fields: ['target', 'name', 'dagRunId'] });
     assert.equal(
@@ -540,7 +555,7 @@ describe('addressing mode', () => {
   test('a malformed uri in a mixed request is reported as mixed, not as a URI error', () => {
     assertError(
       { uri: 'http://x', target: 'dags' },
-      { code: 'invalid_tool_input', field: 'target', uri: 'http://x' },
+      { code: 'invalid_tool_input', field: 'target', target: 'dags', uri: 'http://x' },
     );
   });
 });
