@@ -48,6 +48,11 @@ const asObject = (value: unknown): JsonObject | undefined =>
 export function liftArguments(body: unknown): { body: unknown; raw?: { value: unknown } } {
   const message = asObject(body);
   const params = asObject(message?.params);
+  // A resources/read without a string uri would die in the SDK's schema check as an internal error:
+  // an empty uri reaches our reader instead and is answered as the invalid resource URI it is.
+  if (message?.method === 'resources/read' && typeof params?.uri !== 'string') {
+    return { body: { ...message, params: { ...(params ?? {}), uri: '' } } };
+  }
   if (message?.method !== 'tools/call' || params === undefined) return { body };
   const raw = { value: 'arguments' in params ? params.arguments : {} };
   return { body: { ...message, params: { ...params, arguments: {} } }, raw };

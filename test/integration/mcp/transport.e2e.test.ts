@@ -143,3 +143,15 @@ test('deeply nested tool arguments are a tool error; deep nesting elsewhere is a
   assert.equal(refused.status, 400);
   assert.equal(refused.json.error.code, -32600);
 });
+
+test('a resources/read without a string uri is an invalid resource URI, not an internal error', async () => {
+  for (const params of [{}, { uri: 5 }, { uri: null }]) {
+    const reply = await post(
+      LEGACY,
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/read', params }),
+    );
+    assert.equal(reply.status, 200);
+    assert.equal(reply.json.error.code, -32602, JSON.stringify(params));
+    assert.equal(reply.json.error.data.code, 'invalid_resource_uri');
+  }
+});
