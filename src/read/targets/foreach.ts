@@ -9,7 +9,6 @@ import { toRfc3339Millis } from '../time.ts';
 import type { CallContext, ResolvedRead } from '../types.ts';
 import { assertRunReadable } from './runs.ts';
 import {
-  errorUri,
   FOREACH_NEEDS_DAGU_2,
   FOREACH_ROUTES_MISSING,
   isMissingRoute,
@@ -162,13 +161,12 @@ async function prepare(request: ResolvedRead, deps: TargetDeps, call: CallContex
       : ['name', 'dagRunId', 'stepName'],
   );
   await assertRunReadable({ request, deps, call });
-  if (deps.dagu.generation === 1)
-    throw readError.unavailable(FOREACH_NEEDS_DAGU_2, { target: request.target, ...errorUri(request) });
+  if (deps.dagu.generation === 1) throw readError.unavailable(FOREACH_NEEDS_DAGU_2);
 }
 
 /** A Dagu 2.x older than the foreach REST routes (e.g. 2.15) answers them with its router's 404. */
 function routesMissing(request: ResolvedRead): Error {
-  return readError.unavailable(FOREACH_ROUTES_MISSING, { target: request.target, ...errorUri(request) });
+  return readError.unavailable(FOREACH_ROUTES_MISSING);
 }
 
 const readForeachItems: TargetHandler = async (request, deps, call) => {

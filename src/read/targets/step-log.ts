@@ -128,11 +128,6 @@ export function runRoute(fields: ResolvedRead['fields']): { prefix: string; para
   return { prefix: '/dag-runs/{name}/{dagRunId}', params };
 }
 
-/** In target mode the resolved URI names the resource; in URI mode the read service echoes the caller's. */
-export function errorUri(request: ResolvedRead): { uri?: string } {
-  return request.mode === 'target' && request.uri !== undefined ? { uri: request.uri } : {};
-}
-
 /** Validation guarantees these fields; a handler reached without them is a gateway bug. */
 export function requireFields(
   request: ResolvedRead,
@@ -157,7 +152,6 @@ export function upstreamFailure(
   const error = upstreamError(response, {
     mode: request.mode,
     target: request.target,
-    ...errorUri(request),
     ...(options.subject !== undefined ? { subject: options.subject } : {}),
   });
   if (options.field === undefined || error.code !== 'invalid_tool_input' || error.field !== undefined)
@@ -198,10 +192,7 @@ async function confirmForeachBodyStep(
   const response = await dagu.get({ route: itemRoute, params: itemParams, signal });
   if (response.status !== 200) throw upstreamFailure(response, request, { field: 'item' });
   if (!foreachItemHasBodyStep(response.body, bodyStepName)) {
-    throw readError.notFound(`Body step ${bodyStepName} not found in foreach item ${item}.`, {
-      target: request.target,
-      ...errorUri(request),
-    });
+    throw readError.notFound(`Body step ${bodyStepName} not found in foreach item ${item}.`);
   }
 }
 
@@ -212,7 +203,7 @@ const readStepLog: TargetHandler = async (request, deps, call) => {
   const foreachBody = item !== undefined && bodyStepName !== undefined;
   const dagu = deps.dagu;
   if (foreachBody && dagu.generation === 1) {
-    throw readError.unavailable(FOREACH_NEEDS_DAGU_2, { target: request.target, ...errorUri(request) });
+    throw readError.unavailable(FOREACH_NEEDS_DAGU_2);
   }
 
   const run = runRoute(request.fields);
@@ -253,7 +244,7 @@ const readStepLog: TargetHandler = async (request, deps, call) => {
     statuses.push(response.status);
     if (response.status === 200) return parseLogBody(response.body);
     if (foreachBody && isMissingRoute(response)) {
-      throw readError.unavailable(FOREACH_ROUTES_MISSING, { target: request.target, ...errorUri(request) });
+      throw readError.unavailable(FOREACH_ROUTES_MISSING);
     }
     const failure = classifyLogFailure(response, dagu.generation, foreachBody);
     if (failure === 'missing') return EMPTY_LOG;

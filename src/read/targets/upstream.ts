@@ -38,7 +38,6 @@ export function failure(scope: ReadScope, response: DaguResponse, subject?: stri
   return upstreamError(response, {
     mode: request.mode,
     target: request.target,
-    ...(request.mode === 'target' && request.uri !== undefined ? { uri: request.uri } : {}),
     ...(subject !== undefined ? { subject } : {}),
   });
 }

@@ -7,7 +7,7 @@ import { wikiPageUri } from '../input/uri.ts';
 import type { ReadTarget } from '../targets.ts';
 import type { AccessPolicy, ResolvedRead } from '../types.ts';
 import { assertWorkspaceReadable } from './search.ts';
-import { errorUri, isMissingRoute, upstreamFailure } from './step-log.ts';
+import { isMissingRoute, upstreamFailure } from './step-log.ts';
 import { isRecord, malformedBody, optionalText } from './upstream.ts';
 
 const malformed = (what: string) => malformedBody('a Wiki read', what);
@@ -226,15 +226,11 @@ function wikiFailure(response: DaguResponse, request: ResolvedRead): ReadError {
       'The connected Dagu has no Wiki store (Wiki page management is not available).',
       {
         target: request.target,
-        ...errorUri(request),
       },
     );
   }
   if (isMissingRoute(response)) {
-    return readError.unavailable('The connected Dagu does not serve the Wiki REST routes (GET /wiki…).', {
-      target: request.target,
-      ...errorUri(request),
-    });
+    return readError.unavailable('The connected Dagu does not serve the Wiki REST routes (GET /wiki…).');
   }
   // A 400 names the parameter Dagu refused; map it to the input field when one clearly caused it.
   const message =
@@ -250,8 +246,7 @@ function wikiFailure(response: DaguResponse, request: ResolvedRead): ReadError {
 }
 
 function requireGeneration2(request: ResolvedRead, generation: 1 | 2): void {
-  if (generation === 1)
-    throw readError.unavailable(WIKI_NEEDS_DAGU_2, { target: request.target, ...errorUri(request) });
+  if (generation === 1) throw readError.unavailable(WIKI_NEEDS_DAGU_2);
 }
 
 /**
@@ -295,10 +290,7 @@ const readWikiPage: TargetHandler = async (request, deps, call) => {
     throw readError.internal('The workspace and path fields reached the wiki_page handler unset.');
   }
   if (!call.access.canReadWorkspace(workspace)) {
-    throw readError.unauthorized(`The credential is not authorized to read workspace ${workspace}.`, {
-      target: request.target,
-      ...errorUri(request),
-    });
+    throw readError.unauthorized(`The credential is not authorized to read workspace ${workspace}.`);
   }
   requireGeneration2(request, deps.dagu.generation);
   const response = await deps.dagu.get({

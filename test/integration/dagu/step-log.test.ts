@@ -176,12 +176,10 @@ describe('step_log against the real Dagu', () => {
     }
   });
 
-  test('unknown step, run and sub run are resource_not_found with target and uri', async () => {
+  test('unknown step, run and sub run are resource_not_found', async () => {
     const { runs, dags } = dagu.seed;
     const step = await fail(stepLog({ name: dags.fails, dagRunId: runs.fails, stepName: 'no such step' }));
     assert.equal(step.code, 'resource_not_found');
-    assert.equal(step.target, 'step_log');
-    assert.equal(step.uri, `dagu://runs/${dags.fails}/${runs.fails}/steps/no%20such%20step/logs`);
     assert.match(step.message, /no such step/);
     const run = await fail(stepLog({ name: dags.fails, dagRunId: 'no-such-run', stepName: 'boom' }));
     assert.equal(run.code, 'resource_not_found');

@@ -268,6 +268,25 @@ for (const era of ['modern', 'legacy'] as const) {
       );
     });
 
+    test('a not-found found by a target handler names the target and the resolved uri', async () => {
+      const { fails } = dagu.seed.runs;
+      const step = await client.callTool({
+        target: 'step_log',
+        name: 'fails',
+        dagRunId: fails,
+        stepName: 'no such',
+      });
+      const error = step.structuredContent!;
+      assert.deepEqual(
+        { code: error.code, target: error.target, uri: error.uri },
+        {
+          code: 'resource_not_found',
+          target: 'step_log',
+          uri: `dagu://runs/fails/${fails}/steps/no%20such/logs`,
+        },
+      );
+    });
+
     test('resources: list, templates, and reads with the link table MIME types', async () => {
       const { resources } = await client.listResources();
       const uris = resources.map((resource) => resource.uri);

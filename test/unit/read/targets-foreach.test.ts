@@ -282,7 +282,6 @@ describe('foreach handlers', () => {
       'resource_unavailable',
     );
     assert.match(items.message, /Dagu 2\.x/);
-    assert.equal(items.target, 'foreach_items');
     const item = await rejectsWith(
       readItem(read('foreach_item', { item: '0' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
       'resource_unavailable',

@@ -265,7 +265,7 @@ describe('step_log handler', () => {
     });
   });
 
-  test('unknown step or run is resource_not_found with target and uri', async () => {
+  test('unknown step or run is resource_not_found', async () => {
     const dagu = fakeDagu(1, () => ({
       status: 404,
       body: { code: 'not_found', message: 'step nope not found in DAG lines' },
@@ -274,8 +274,6 @@ describe('step_log handler', () => {
       readStepLog(stepLogRead({ stepName: 'nope' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
       'resource_not_found',
     );
-    assert.equal(error.target, 'step_log');
-    assert.equal(error.uri, 'dagu://runs/lines/r1/steps/many%20lines/logs');
     assert.match(error.message, /step nope not found/);
   });
 
