@@ -165,7 +165,7 @@ async function prepare(request: ResolvedRead, deps: TargetDeps, call: CallContex
 }
 
 /** A Dagu 2.x older than the foreach REST routes (e.g. 2.15) answers them with its router's 404. */
-function routesMissing(request: ResolvedRead): Error {
+function routesMissing(): Error {
   return readError.unavailable(FOREACH_ROUTES_MISSING);
 }
 
@@ -182,7 +182,7 @@ const readForeachItems: TargetHandler = async (request, deps, call) => {
     query,
     signal: call.signal,
   });
-  if (isMissingRoute(response)) throw routesMissing(request);
+  if (isMissingRoute(response)) throw routesMissing();
   // A 400 here is Dagu refusing the `parent` path of the query.
   if (response.status !== 200) throw upstreamFailure(response, request, { field: 'query' });
   return {
@@ -200,7 +200,7 @@ const readForeachItem: TargetHandler = async (request, deps, call) => {
     params: { ...run.params, stepName, item: request.fields.item ?? '' },
     signal: call.signal,
   });
-  if (isMissingRoute(response)) throw routesMissing(request);
+  if (isMissingRoute(response)) throw routesMissing();
   // A 400 here is Dagu refusing the item path.
   if (response.status !== 200) throw upstreamFailure(response, request, { field: 'item' });
   return { data: mapForeachItem(response.body, runRef(request), stepName), upstreamStatus: response.status };

@@ -245,7 +245,7 @@ function wikiFailure(response: DaguResponse, request: ResolvedRead): ReadError {
   return upstreamFailure(response, request, field === undefined ? {} : { field });
 }
 
-function requireGeneration2(request: ResolvedRead, generation: 1 | 2): void {
+function requireGeneration2(generation: 1 | 2): void {
   if (generation === 1) throw readError.unavailable(WIKI_NEEDS_DAGU_2);
 }
 
@@ -273,7 +273,7 @@ const WIKI_LIST_PARAMS = new Set(['page', 'perPage', 'flat', 'sort', 'order']);
 const readWiki: TargetHandler = async (request, deps, call) => {
   const workspace = request.fields.workspace ?? ALL_WORKSPACES;
   assertWorkspaceReadable(request, call.access, workspace);
-  requireGeneration2(request, deps.dagu.generation);
+  requireGeneration2(deps.dagu.generation);
   const prefix = effectivePrefix(request);
   const query: Array<[string, string]> = [['workspace', workspace]];
   if (prefix !== undefined) query.push(['prefix', prefix]);
@@ -292,7 +292,7 @@ const readWikiPage: TargetHandler = async (request, deps, call) => {
   if (!call.access.canReadWorkspace(workspace)) {
     throw readError.unauthorized(`The credential is not authorized to read workspace ${workspace}.`);
   }
-  requireGeneration2(request, deps.dagu.generation);
+  requireGeneration2(deps.dagu.generation);
   const response = await deps.dagu.get({
     route: '/wiki/page',
     query: [
@@ -311,7 +311,7 @@ const readWikiSearch: TargetHandler = async (request, deps, call) => {
     throw readError.internal('The search field reached the wiki_search handler unset.');
   const workspace = request.fields.workspace ?? ALL_WORKSPACES;
   assertWorkspaceReadable(request, call.access, workspace);
-  requireGeneration2(request, deps.dagu.generation);
+  requireGeneration2(deps.dagu.generation);
   const { prefix, cursor, limit } = request.fields;
   const query: Array<[string, string]> = [
     ['q', search],
