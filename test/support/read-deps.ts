@@ -1,4 +1,5 @@
 import type { DaguClient, DaguRequest, DaguResponse } from '../../src/dagu/types.ts';
+import type { TargetDeps } from '../../src/read/handler.ts';
 import type { CallContext } from '../../src/read/types.ts';
 import { UNRESTRICTED_ACCESS } from '../../src/read/types.ts';
 import type { WorkbookReader } from '../../src/workbook/index.ts';
@@ -8,6 +9,9 @@ export const NO_WORKBOOK: WorkbookReader = {
   read: () => Promise.reject(new Error('this test does not read workbooks')),
   close: () => Promise.resolve(),
 };
+
+/** Target dependencies around a (scripted or real) Dagu client, for handler tests. */
+export const depsOf = (dagu: DaguClient): TargetDeps => ({ dagu, workbook: NO_WORKBOOK });
 
 /** A call whose caller may read everything. */
 export const OPEN: CallContext = { access: UNRESTRICTED_ACCESS };

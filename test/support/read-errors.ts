@@ -23,3 +23,15 @@ export function assertError(run: () => unknown, expected: ExpectedError): ToolEr
   );
   return error;
 }
+
+/** The ReadError `promise` rejects with, asserting its code; fails when it resolves or throws anything else. */
+export async function rejectsWith(promise: Promise<unknown>, code: string): Promise<ReadError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ReadError, `expected a ReadError, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    return error;
+  }
+  return assert.fail(`expected ${code}`);
+}

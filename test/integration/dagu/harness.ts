@@ -12,7 +12,7 @@ import { RUN_HANDLERS } from '../../../src/read/targets/runs.ts';
 import type { AccessPolicy, ResolvedRead } from '../../../src/read/types.ts';
 import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
 import { daguApi, type TestDagu } from '../../support/dagu.ts';
-import { NO_WORKBOOK } from '../../support/read-deps.ts';
+import { depsOf } from '../../support/read-deps.ts';
 
 export const HANDLERS: Readonly<Record<string, TargetHandler>> = { ...DAG_HANDLERS, ...RUN_HANDLERS };
 
@@ -38,7 +38,7 @@ export function readerFor(dagu: DaguClient): Reader {
     const request = resolveReadInput(input);
     const handler = HANDLERS[request.target];
     if (handler === undefined) throw new Error(`no handler for ${request.target} in this harness`);
-    const result = await handler(request, { dagu, workbook: NO_WORKBOOK }, { access });
+    const result = await handler(request, depsOf(dagu), { access });
     return { data: result.data, request };
   }
   return {

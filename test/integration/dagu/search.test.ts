@@ -13,7 +13,7 @@ import { wikiHandlers } from '../../../src/read/targets/wiki.ts';
 import type { AccessPolicy } from '../../../src/read/types.ts';
 import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
 import { daguApi, getTestDagu, type TestDagu } from '../../support/dagu.ts';
-import { NO_WORKBOOK } from '../../support/read-deps.ts';
+import { depsOf } from '../../support/read-deps.ts';
 
 const HANDLERS = { ...searchHandlers, ...wikiHandlers };
 
@@ -30,7 +30,7 @@ async function read(
   const request = resolveReadInput(input);
   const handler = HANDLERS[request.target];
   if (handler === undefined) throw new Error(`no handler for ${request.target}`);
-  return (await handler(request, { dagu: client, workbook: NO_WORKBOOK }, { access })).data;
+  return (await handler(request, depsOf(client), { access })).data;
 }
 
 async function fail(input: Record<string, unknown>, access?: AccessPolicy): Promise<ReadError> {

@@ -13,7 +13,7 @@ import { stepLogHandlers } from '../../../src/read/targets/step-log.ts';
 import type { AccessPolicy, ResolvedRead } from '../../../src/read/types.ts';
 import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
 import { daguApi, getTestDagu, type TestDagu } from '../../support/dagu.ts';
-import { NO_WORKBOOK } from '../../support/read-deps.ts';
+import { depsOf } from '../../support/read-deps.ts';
 
 const HANDLERS = { ...stepLogHandlers, ...foreachHandlers };
 
@@ -29,7 +29,7 @@ async function read(
   const request = resolveReadInput(input);
   const handler = HANDLERS[request.target];
   if (handler === undefined) throw new Error(`no handler for ${request.target}`);
-  const result = await handler(request, { dagu: client, workbook: NO_WORKBOOK }, { access });
+  const result = await handler(request, depsOf(client), { access });
   return { data: result.data, request };
 }
 

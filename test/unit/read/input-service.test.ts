@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { TargetHandler } from '../../../src/read/handler.ts';
 import { createReadService } from '../../../src/read/service.ts';
-import { fakeDagu, NO_WORKBOOK, OPEN } from '../../support/read-deps.ts';
+import { depsOf, fakeDagu, OPEN } from '../../support/read-deps.ts';
 
 /** Input-layer rules as the read service reports them (the service adds error context). */
 
 const unreachable: TargetHandler = async () => {
   throw new Error('input errors must stop before any handler runs');
 };
-const deps = { dagu: fakeDagu(2, () => ({ status: 500, body: undefined })), workbook: NO_WORKBOOK };
+const deps = depsOf(fakeDagu(2, () => ({ status: 500, body: undefined })));
 const service = createReadService(deps, {
   dag_spec: unreachable,
   run: unreachable,

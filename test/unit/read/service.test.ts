@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { readError } from '../../../src/read/errors.ts';
 import type { TargetHandler } from '../../../src/read/handler.ts';
 import { createReadService } from '../../../src/read/service.ts';
-import { fakeDagu, NO_WORKBOOK, OPEN } from '../../support/read-deps.ts';
+import { depsOf, fakeDagu, OPEN } from '../../support/read-deps.ts';
 
 /** A handler that always fails naming some URI of its own, as a handler may. */
 const failing: TargetHandler = async () => {
@@ -12,7 +12,7 @@ const failing: TargetHandler = async () => {
 const crashing: TargetHandler = async () => {
   throw new TypeError('boom at /srv/secret/path');
 };
-const deps = { dagu: fakeDagu(2, () => ({ status: 500, body: undefined })), workbook: NO_WORKBOOK };
+const deps = depsOf(fakeDagu(2, () => ({ status: 500, body: undefined })));
 const service = createReadService(deps, { wiki: failing, run: failing, runs: failing, dag: crashing });
 
 describe('the error uri rule is applied once, by the service', () => {

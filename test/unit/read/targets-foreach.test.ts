@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ReadError } from '../../../src/read/errors.ts';
+import type { ReadError } from '../../../src/read/errors.ts';
 import {
   foreachHandlers,
   mapForeachBodyStep,
@@ -9,7 +9,8 @@ import {
   sortForeachItems,
 } from '../../../src/read/targets/foreach.ts';
 import type { AccessPolicy, ReadFields, ResolvedRead } from '../../../src/read/types.ts';
-import { fakeDagu, NO_WORKBOOK, OPEN } from '../../support/read-deps.ts';
+import { depsOf, fakeDagu, OPEN } from '../../support/read-deps.ts';
+import { rejectsWith } from '../../support/read-errors.ts';
 
 const NO_SECRET: AccessPolicy = {
   canReadDag: (name) => name !== 'secret',
@@ -28,17 +29,6 @@ function read(target: 'foreach_items' | 'foreach_item', fields: ReadFields, raw?
     request.query = { raw, params: raw.split('&').map((pair) => pair.split('=') as [string, string]) };
   }
   return request;
-}
-
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<ReadError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ReadError, `expected a ReadError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    return error;
-  }
-  assert.fail(`expected ${code}`);
 }
 
 const RUN = { name: 'fan', dagRunId: 'r1' };
@@ -278,12 +268,12 @@ describe('foreach handlers', () => {
   test('Dagu 1.x: resource_unavailable naming the version requirement, no call', async () => {
     const dagu = fakeDagu(1, () => assert.fail('no call expected'));
     const items = await rejectsWith(
-      readItems(read('foreach_items', {}), { dagu, workbook: NO_WORKBOOK }, OPEN),
+      readItems(read('foreach_items', {}), depsOf(dagu), OPEN),
       'resource_unavailable',
     );
     assert.match(items.message, /Dagu 2\.x/);
     const item = await rejectsWith(
-      readItem(read('foreach_item', { item: '0' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
+      readItem(read('foreach_item', { item: '0' }), depsOf(dagu), OPEN),
       'resource_unavailable',
     );
     assert.match(item.message, /Dagu 1\.x has no foreach/);
@@ -292,12 +282,12 @@ describe('foreach handlers', () => {
   test('a Dagu 2.x without the foreach routes (router 404, plain text) is resource_unavailable', async () => {
     const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
     const items = await rejectsWith(
-      readItems(read('foreach_items', {}), { dagu, workbook: NO_WORKBOOK }, OPEN),
+      readItems(read('foreach_items', {}), depsOf(dagu), OPEN),
       'resource_unavailable',
     );
     assert.match(items.message, /foreach REST routes/);
     await rejectsWith(
-      readItem(read('foreach_item', { item: '0' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
+      readItem(read('foreach_item', { item: '0' }), depsOf(dagu), OPEN),
       'resource_unavailable',
     );
   });
@@ -305,11 +295,7 @@ describe('foreach handlers', () => {
   test('unauthorized before any call', async () => {
     const dagu = fakeDagu(2, () => assert.fail('no call expected'));
     const error = await rejectsWith(
-      readItems(
-        read('foreach_items', { name: 'secret' }),
-        { dagu, workbook: NO_WORKBOOK },
-        { access: NO_SECRET },
-      ),
+      readItems(read('foreach_items', { name: 'secret' }), depsOf(dagu), { access: NO_SECRET }),
       'unauthorized',
     );
     assert.match(error.message, /secret/);
@@ -320,7 +306,7 @@ describe('foreach handlers', () => {
     const dagu = fakeDagu(2, () => ({ status: 200, body: LIST_BODY }));
     const result = await readItems(
       read('foreach_items', { subRunId: 'c1' }, 'status=failed&perPage=500&page=2&parent=1.inner'),
-      { dagu, workbook: NO_WORKBOOK },
+      depsOf(dagu),
       OPEN,
     );
     assert.equal(
@@ -347,11 +333,7 @@ describe('foreach handlers', () => {
       status: 200,
       body: { item: '0', index: 0, key: 'a', status: 4, statusLabel: 'succeeded', steps: [] },
     }));
-    const result = await readItem(
-      read('foreach_item', { item: '0' }),
-      { dagu: ok, workbook: NO_WORKBOOK },
-      OPEN,
-    );
+    const result = await readItem(read('foreach_item', { item: '0' }), depsOf(ok), OPEN);
     assert.equal(ok.calls[0]?.route, '/dag-runs/{name}/{dagRunId}/steps/{stepName}/foreach/{item}');
     assert.deepEqual(result.data.steps, []);
 
@@ -360,7 +342,7 @@ describe('foreach handlers', () => {
       body: { code: 'not_found', message: 'step each in DAG fan is not a foreach step' },
     }));
     await rejectsWith(
-      readItem(read('foreach_item', { item: '0' }), { dagu: missing, workbook: NO_WORKBOOK }, OPEN),
+      readItem(read('foreach_item', { item: '0' }), depsOf(missing), OPEN),
       'resource_not_found',
     );
 
@@ -369,7 +351,7 @@ describe('foreach handlers', () => {
       body: { code: 'bad_request', message: 'invalid item path' },
     }));
     const error = await rejectsWith(
-      readItem(read('foreach_item', { item: 'x' }), { dagu: bad, workbook: NO_WORKBOOK }, OPEN),
+      readItem(read('foreach_item', { item: 'x' }), depsOf(bad), OPEN),
       'invalid_tool_input',
     );
     assert.equal(error.field, 'item');

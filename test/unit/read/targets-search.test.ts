@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ReadError } from '../../../src/read/errors.ts';
+import type { ReadError } from '../../../src/read/errors.ts';
 import {
   decodeLegacyCursor,
   encodeLegacyCursor,
@@ -12,7 +12,8 @@ import {
 } from '../../../src/read/targets/search.ts';
 import type { AccessPolicy, ReadFields, ResolvedRead } from '../../../src/read/types.ts';
 import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
-import { fakeDagu, NO_WORKBOOK, OPEN } from '../../support/read-deps.ts';
+import { depsOf, fakeDagu, OPEN } from '../../support/read-deps.ts';
+import { rejectsWith } from '../../support/read-errors.ts';
 
 const LIMITED: AccessPolicy = {
   canReadDag: (name) => !name.startsWith('secret'),
@@ -22,17 +23,6 @@ const LIMITED: AccessPolicy = {
 
 function searchRead(fields: ReadFields): ResolvedRead {
   return { mode: 'target', target: 'dag_search', fields: { workspace: 'all', ...fields } };
-}
-
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<ReadError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ReadError, `expected a ReadError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    return error;
-  }
-  assert.fail(`expected ${code}`);
 }
 
 const match = (lineNumber: number) => ({ line: `line ${lineNumber}`, lineNumber, startLine: lineNumber });
@@ -191,11 +181,7 @@ describe('dag_search handler', () => {
 
   test('Dagu 2.x: GET /search/dags with q, workspace, cursor and limit', async () => {
     const dagu = fakeDagu(2, () => ({ status: 200, body: { results: [], hasMore: false } }));
-    await readSearch(
-      searchRead({ search: 'echo', cursor: 'c1', limit: 5 }),
-      { dagu, workbook: NO_WORKBOOK },
-      OPEN,
-    );
+    await readSearch(searchRead({ search: 'echo', cursor: 'c1', limit: 5 }), depsOf(dagu), OPEN);
     assert.equal(dagu.calls[0]?.route, '/search/dags');
     assert.deepEqual(dagu.calls[0]?.query, [
       ['q', 'echo'],
@@ -211,7 +197,7 @@ describe('dag_search handler', () => {
       body: { code: 'bad_request', message: 'invalid search cursor' },
     }));
     const error = await rejectsWith(
-      readSearch(searchRead({ search: 'x', cursor: 'zz' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
+      readSearch(searchRead({ search: 'x', cursor: 'zz' }), depsOf(dagu), OPEN),
       'invalid_tool_input',
     );
     assert.equal(error.field, 'cursor');
@@ -219,13 +205,13 @@ describe('dag_search handler', () => {
 
   test('Dagu 1.x: GET /dags/search with the escaped text; a foreign cursor fails before the call', async () => {
     const dagu = fakeDagu(1, () => ({ status: 200, body: { errors: null, results: null } }));
-    const result = await readSearch(searchRead({ search: '$(seq' }), { dagu, workbook: NO_WORKBOOK }, OPEN);
+    const result = await readSearch(searchRead({ search: '$(seq' }), depsOf(dagu), OPEN);
     assert.equal(dagu.calls[0]?.route, '/dags/search');
     assert.deepEqual(dagu.calls[0]?.query, [['q', '\\$\\(seq']]);
     assert.deepEqual(result.data, { results: [], hasMore: false });
 
     const error = await rejectsWith(
-      readSearch(searchRead({ search: 'x', cursor: 'bogus' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
+      readSearch(searchRead({ search: 'x', cursor: 'bogus' }), depsOf(dagu), OPEN),
       'invalid_tool_input',
     );
     assert.equal(error.field, 'cursor');
@@ -234,20 +220,13 @@ describe('dag_search handler', () => {
 
   test('a Dagu without GET /search/dags (router 404, plain text) is resource_unavailable', async () => {
     const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
-    await rejectsWith(
-      readSearch(searchRead({ search: 'x' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
-      'resource_unavailable',
-    );
+    await rejectsWith(readSearch(searchRead({ search: 'x' }), depsOf(dagu), OPEN), 'resource_unavailable');
   });
 
   test('an explicitly named workspace the caller may not read is unauthorized', async () => {
     const dagu = fakeDagu(2, () => assert.fail('no call expected'));
     await rejectsWith(
-      readSearch(
-        searchRead({ search: 'x', workspace: 'hidden' }),
-        { dagu, workbook: NO_WORKBOOK },
-        { access: LIMITED },
-      ),
+      readSearch(searchRead({ search: 'x', workspace: 'hidden' }), depsOf(dagu), { access: LIMITED }),
       'unauthorized',
     );
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DaguRequest, DaguResponse } from '../../../src/dagu/types.ts';
-import { ReadError } from '../../../src/read/errors.ts';
+import type { ReadError } from '../../../src/read/errors.ts';
 import { EMPTY_LOG, parseLogBody } from '../../../src/read/targets/log.ts';
 import {
   buildStepLogData,
@@ -12,7 +12,8 @@ import {
   stepLogHandlers,
 } from '../../../src/read/targets/step-log.ts';
 import type { AccessPolicy, ReadFields, ReadQuery, ResolvedRead } from '../../../src/read/types.ts';
-import { fakeDagu, NO_WORKBOOK, OPEN, type Responder } from '../../support/read-deps.ts';
+import { depsOf, fakeDagu, OPEN, type Responder } from '../../support/read-deps.ts';
+import { rejectsWith } from '../../support/read-errors.ts';
 
 function query(raw: string): ReadQuery {
   return { raw, params: raw.split('&').map((pair) => pair.split('=') as [string, string]) };
@@ -39,17 +40,6 @@ const readStepLog = stepLogHandlers.step_log!;
 
 function streamOf(request: DaguRequest): string | undefined {
   return request.query?.find(([key]) => key === 'stream')?.[1];
-}
-
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<ReadError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ReadError, `expected a ReadError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    return error;
-  }
-  assert.fail(`expected ${code}`);
 }
 
 describe('planStepLog', () => {
@@ -184,7 +174,7 @@ describe('step_log handler', () => {
 
   test('no stream: two calls, same options, stream always sent', async () => {
     const dagu = fakeDagu(2, (request) => ({ status: 200, body: logs[streamOf(request) ?? ''] }));
-    const result = await readStepLog(stepLogRead({}), { dagu, workbook: NO_WORKBOOK }, OPEN);
+    const result = await readStepLog(stepLogRead({}), depsOf(dagu), OPEN);
     assert.equal(dagu.calls.length, 2);
     for (const call of dagu.calls) {
       assert.equal(call.route, '/dag-runs/{name}/{dagRunId}/steps/{stepName}/log');
@@ -205,11 +195,7 @@ describe('step_log handler', () => {
 
   test('stream=stderr: one call, stdout empty, counters of stderr', async () => {
     const dagu = fakeDagu(1, (request) => ({ status: 200, body: logs[streamOf(request) ?? ''] }));
-    const result = await readStepLog(
-      stepLogRead({}, 'stream=stderr&head=2'),
-      { dagu, workbook: NO_WORKBOOK },
-      OPEN,
-    );
+    const result = await readStepLog(stepLogRead({}, 'stream=stderr&head=2'), depsOf(dagu), OPEN);
     assert.equal(dagu.calls.length, 1);
     assert.deepEqual(dagu.calls[0]?.query, [
       ['stream', 'stderr'],
@@ -222,11 +208,7 @@ describe('step_log handler', () => {
 
   test('a sub run reads under sub-dag-runs', async () => {
     const dagu = fakeDagu(1, (request) => ({ status: 200, body: logs[streamOf(request) ?? ''] }));
-    await readStepLog(
-      stepLogRead({ subRunId: 'child-1', stepName: 'c1' }),
-      { dagu, workbook: NO_WORKBOOK },
-      OPEN,
-    );
+    await readStepLog(stepLogRead({ subRunId: 'child-1', stepName: 'c1' }), depsOf(dagu), OPEN);
     assert.equal(
       dagu.calls[0]?.route,
       '/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subRunId}/steps/{stepName}/log',
@@ -245,7 +227,7 @@ describe('step_log handler', () => {
         ? { status: 200, body: logs.stdout }
         : { status: 404, body: { code: 'not_found', message: 'log file not found for step many lines' } },
     );
-    const result2 = await readStepLog(stepLogRead({}), { dagu: dagu2, workbook: NO_WORKBOOK }, OPEN);
+    const result2 = await readStepLog(stepLogRead({}), depsOf(dagu2), OPEN);
     assert.equal(result2.data.stderrContent, '');
     assert.equal(result2.data.stdoutContent, 'line 1499\nline 1500');
     assert.equal(result2.upstreamStatus, 404);
@@ -254,7 +236,7 @@ describe('step_log handler', () => {
       status: 500,
       body: { code: 'internal_error', message: 'An unexpected error' },
     }));
-    const result1 = await readStepLog(stepLogRead({}), { dagu: dagu1, workbook: NO_WORKBOOK }, OPEN);
+    const result1 = await readStepLog(stepLogRead({}), depsOf(dagu1), OPEN);
     assert.deepEqual(result1.data, {
       stdoutContent: '',
       stderrContent: '',
@@ -271,7 +253,7 @@ describe('step_log handler', () => {
       body: { code: 'not_found', message: 'step nope not found in DAG lines' },
     }));
     const error = await rejectsWith(
-      readStepLog(stepLogRead({ stepName: 'nope' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
+      readStepLog(stepLogRead({ stepName: 'nope' }), depsOf(dagu), OPEN),
       'resource_not_found',
     );
     assert.match(error.message, /step nope not found/);
@@ -280,7 +262,7 @@ describe('step_log handler', () => {
   test('a DAG the caller may not read is unauthorized before any call', async () => {
     const dagu = fakeDagu(2, () => assert.fail('no call expected'));
     const error = await rejectsWith(
-      readStepLog(stepLogRead({ name: 'secret' }), { dagu, workbook: NO_WORKBOOK }, { access: NO_SECRET }),
+      readStepLog(stepLogRead({ name: 'secret' }), depsOf(dagu), { access: NO_SECRET }),
       'unauthorized',
     );
     // The read service adds `target` and `uri` (test/unit/read/service.test.ts).
@@ -291,7 +273,7 @@ describe('step_log handler', () => {
   test('a foreach body log on Dagu 1.x is resource_unavailable without a call', async () => {
     const dagu = fakeDagu(1, () => assert.fail('no call expected'));
     const error = await rejectsWith(
-      readStepLog(stepLogRead({ item: '0', bodyStepName: 'body' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
+      readStepLog(stepLogRead({ item: '0', bodyStepName: 'body' }), depsOf(dagu), OPEN),
       'resource_unavailable',
     );
     assert.match(error.message, /Dagu 2\.x/);
@@ -301,7 +283,7 @@ describe('step_log handler', () => {
     const dagu = fakeDagu(2, (request) => ({ status: 200, body: logs[streamOf(request) ?? ''] }));
     await readStepLog(
       stepLogRead({ stepName: 'each', item: '2.inner.0', bodyStepName: 'body' }),
-      { dagu, workbook: NO_WORKBOOK },
+      depsOf(dagu),
       OPEN,
     );
     assert.equal(
@@ -320,11 +302,7 @@ describe('step_log handler', () => {
   test('a foreach body log on a Dagu 2.x without the foreach routes is resource_unavailable', async () => {
     const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
     const error = await rejectsWith(
-      readStepLog(
-        stepLogRead({ stepName: 'each', item: '0', bodyStepName: 'body' }),
-        { dagu, workbook: NO_WORKBOOK },
-        OPEN,
-      ),
+      readStepLog(stepLogRead({ stepName: 'each', item: '0', bodyStepName: 'body' }), depsOf(dagu), OPEN),
       'resource_unavailable',
     );
     assert.match(error.message, /foreach REST routes/);
@@ -351,7 +329,7 @@ describe('step_log handler', () => {
     const dagu = fakeDagu(2, responder);
     const result = await readStepLog(
       stepLogRead({ stepName: 'each', item: '1', bodyStepName: 'body' }),
-      { dagu, workbook: NO_WORKBOOK },
+      depsOf(dagu),
       OPEN,
     );
     assert.equal(result.data.stdoutContent, 'out');
@@ -362,11 +340,7 @@ describe('step_log handler', () => {
 
     const unknown = fakeDagu(2, responder);
     await rejectsWith(
-      readStepLog(
-        stepLogRead({ stepName: 'each', item: '1', bodyStepName: 'nope' }),
-        { dagu: unknown, workbook: NO_WORKBOOK },
-        OPEN,
-      ),
+      readStepLog(stepLogRead({ stepName: 'each', item: '1', bodyStepName: 'nope' }), depsOf(unknown), OPEN),
       'resource_not_found',
     );
     const both404 = fakeDagu(2, (request) =>
@@ -378,11 +352,7 @@ describe('step_log handler', () => {
         : { status: 404, body: { code: 'not_found', message: 'item 9 of step each has no record' } },
     );
     await rejectsWith(
-      readStepLog(
-        stepLogRead({ stepName: 'each', item: '9', bodyStepName: 'body' }),
-        { dagu: both404, workbook: NO_WORKBOOK },
-        OPEN,
-      ),
+      readStepLog(stepLogRead({ stepName: 'each', item: '9', bodyStepName: 'body' }), depsOf(both404), OPEN),
       'resource_not_found',
     );
     assert.equal(both404.calls.filter((call) => call.route.endsWith('/foreach/{item}')).length, 1);
@@ -390,6 +360,6 @@ describe('step_log handler', () => {
 
   test('an unreadable upstream body is internal_error', async () => {
     const dagu = fakeDagu(2, () => ({ status: 200, body: { lines: [] } }));
-    await rejectsWith(readStepLog(stepLogRead({}), { dagu, workbook: NO_WORKBOOK }, OPEN), 'internal_error');
+    await rejectsWith(readStepLog(stepLogRead({}), depsOf(dagu), OPEN), 'internal_error');
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ReadError } from '../../../src/read/errors.ts';
+import type { ReadError } from '../../../src/read/errors.ts';
 import { wikiPageUri } from '../../../src/read/input/uri.ts';
 import {
   addressableWikiPage,
@@ -12,7 +12,8 @@ import {
 } from '../../../src/read/targets/wiki.ts';
 import type { AccessPolicy, ReadFields, ResolvedRead } from '../../../src/read/types.ts';
 import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
-import { fakeDagu, NO_WORKBOOK, OPEN } from '../../support/read-deps.ts';
+import { depsOf, fakeDagu, OPEN } from '../../support/read-deps.ts';
+import { rejectsWith } from '../../support/read-errors.ts';
 
 const NO_HIDDEN: AccessPolicy = {
   canReadDag: () => true,
@@ -30,17 +31,6 @@ function wikiRead(
     request.query = { raw, params: raw.split('&').map((pair) => pair.split('=') as [string, string]) };
   }
   return request;
-}
-
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<ReadError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ReadError, `expected a ReadError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    return error;
-  }
-  assert.fail(`expected ${code}`);
 }
 
 const PAGINATION = { totalRecords: 3, currentPage: 1, totalPages: 1, nextPage: 0, prevPage: 0 };
@@ -262,10 +252,7 @@ describe('wiki handlers', () => {
       [readPage, wikiRead('wiki_page', { workspace: 'default', path: 'a' })],
       [readSearch, wikiRead('wiki_search', { workspace: 'all', search: 'x' })],
     ] as const) {
-      const error = await rejectsWith(
-        handler(request, { dagu, workbook: NO_WORKBOOK }, OPEN),
-        'resource_unavailable',
-      );
+      const error = await rejectsWith(handler(request, depsOf(dagu), OPEN), 'resource_unavailable');
       assert.match(error.message, /Dagu 2\.x/);
     }
   });
@@ -274,7 +261,7 @@ describe('wiki handlers', () => {
     const dagu = fakeDagu(2, () => ({ status: 200, body: { pagination: PAGINATION, items: [] } }));
     await readWiki(
       wikiRead('wiki', { workspace: 'ops', prefix: 'runbooks' }, 'flat=true&perPage=10'),
-      { dagu, workbook: NO_WORKBOOK },
+      depsOf(dagu),
       OPEN,
     );
     assert.equal(dagu.calls[0]?.route, '/wiki');
@@ -292,7 +279,7 @@ describe('wiki handlers', () => {
       body: { code: 'forbidden', message: 'Wiki page management is not available' },
     }));
     const error = await rejectsWith(
-      readWiki(wikiRead('wiki', { workspace: 'all' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
+      readWiki(wikiRead('wiki', { workspace: 'all' }), depsOf(dagu), OPEN),
       'resource_unavailable',
     );
     assert.match(error.message, /no Wiki store/);
@@ -301,15 +288,11 @@ describe('wiki handlers', () => {
   test('a Dagu without the Wiki routes (router 404, plain text) is resource_unavailable', async () => {
     const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
     await rejectsWith(
-      readWiki(wikiRead('wiki', { workspace: 'all' }), { dagu, workbook: NO_WORKBOOK }, OPEN),
+      readWiki(wikiRead('wiki', { workspace: 'all' }), depsOf(dagu), OPEN),
       'resource_unavailable',
     );
     await rejectsWith(
-      readSearch(
-        wikiRead('wiki_search', { workspace: 'all', search: 'x' }),
-        { dagu, workbook: NO_WORKBOOK },
-        OPEN,
-      ),
+      readSearch(wikiRead('wiki_search', { workspace: 'all', search: 'x' }), depsOf(dagu), OPEN),
       'resource_unavailable',
     );
   });
@@ -321,7 +304,7 @@ describe('wiki handlers', () => {
     }));
     const result = await readPage(
       wikiRead('wiki_page', { workspace: 'default', path: 'deploy' }),
-      { dagu, workbook: NO_WORKBOOK },
+      depsOf(dagu),
       OPEN,
     );
     assert.equal(dagu.calls[0]?.route, '/wiki/page');
@@ -336,21 +319,15 @@ describe('wiki handlers', () => {
       body: { code: 'not_found', message: 'Wiki page not found' },
     }));
     await rejectsWith(
-      readPage(
-        wikiRead('wiki_page', { workspace: 'default', path: 'nope' }),
-        { dagu: missing, workbook: NO_WORKBOOK },
-        OPEN,
-      ),
+      readPage(wikiRead('wiki_page', { workspace: 'default', path: 'nope' }), depsOf(missing), OPEN),
       'resource_not_found',
     );
 
     const never = fakeDagu(2, () => assert.fail('no call expected'));
     await rejectsWith(
-      readPage(
-        wikiRead('wiki_page', { workspace: 'hidden', path: 'x' }),
-        { dagu: never, workbook: NO_WORKBOOK },
-        { access: NO_HIDDEN },
-      ),
+      readPage(wikiRead('wiki_page', { workspace: 'hidden', path: 'x' }), depsOf(never), {
+        access: NO_HIDDEN,
+      }),
       'unauthorized',
     );
   });
@@ -365,7 +342,7 @@ describe('wiki handlers', () => {
         cursor: 'c',
         limit: 3,
       }),
-      { dagu, workbook: NO_WORKBOOK },
+      depsOf(dagu),
       OPEN,
     );
     assert.equal(dagu.calls[0]?.route, '/search/wiki');
