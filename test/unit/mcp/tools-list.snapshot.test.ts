@@ -30,6 +30,8 @@ test('tools/list and resources/templates/list match the snapshot, for both clien
   }
   assert.deepEqual(surfaces[0], surfaces[1], 'both eras advertise the same surface');
   const actual = `${JSON.stringify(surfaces[0], null, 2)}\n`;
-  if (process.env.UPDATE_SNAPSHOTS === '1' || !existsSync(SNAPSHOT)) writeFileSync(SNAPSHOT, actual);
+  if (process.env.UPDATE_SNAPSHOTS === '1') writeFileSync(SNAPSHOT, actual);
+  // A missing snapshot fails rather than being written: it would make the comparison vacuous.
+  assert.ok(existsSync(SNAPSHOT), 'no snapshot: run with UPDATE_SNAPSHOTS=1 and review it');
   assert.equal(actual, readFileSync(SNAPSHOT, 'utf8'));
 });
