@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Installs the real tools the deployment tests use and prints the path of the one asked for on the last
+# line of stdout (progress goes to stderr). Idempotent: a tool already there is used as it is.
+#
+#   scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm
+#
+# promtool, prometheus: Debian package `prometheus`; docker-compose: Debian package `docker-compose`
+# (validates a compose file without a Docker engine); helm: built from the Go module proxy with
+# `go install helm.sh/helm/v3/cmd/helm@$HELM_VERSION` into the project's cache folder.
+#
+#   DAGU_CACHE_DIR  cache root (default: ${XDG_CACHE_HOME:-$HOME/.cache}/dagu-mcp-gateway), shared with Dagu
+#   GO              the go binary to use (default: `go` on PATH, else /usr/local/go/bin/go)
+set -euo pipefail
+
+HELM_VERSION=v3.22.0
+tool="${1:-}"
+
+if [ -z "${HOME:-}" ]; then
+  HOME="$(cd ~ 2>/dev/null && pwd || echo /tmp)"
+  export HOME
+fi
+PATH="$PATH:/usr/sbin:/usr/bin:/sbin:/bin"
+
+# Installs Debian packages, running `apt-get update` only when the package index has no candidate.
+apt_install() {
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "deploy-tools: $* not found: install it (Debian/Ubuntu: apt-get install $*)" >&2
+    exit 1
+  fi
+  if ! apt-cache policy "$@" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    echo "deploy-tools: apt-get update" >&2
+    apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+  fi
+  echo "deploy-tools: apt-get install $*" >&2
+  # The package may start a system service where an init system runs; the tests start their own.
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@" >&2
+}
+
+cache_root="${DAGU_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/dagu-mcp-gateway}"
+
+find_go() {
+  if [ -n "${GO:-}" ]; then
+    [ -x "$GO" ] || { echo "deploy-tools: GO=$GO is not an executable Go toolchain" >&2; exit 1; }
+    printf '%s' "$GO"
+    return
+  fi
+  if command -v go >/dev/null 2>&1; then
+    command -v go
+    return
+  fi
+  for candidate in /usr/local/go/bin/go /usr/lib/go/bin/go "$HOME/go/bin/go" "$HOME/sdk/go/bin/go"; do
+    if [ -x "$candidate" ]; then
+      printf '%s' "$candidate"
+      return
+    fi
+  done
+  echo "deploy-tools: cannot build helm: no Go toolchain found (looked on PATH and in /usr/local/go/bin); install Go or set GO=/path/to/go" >&2
+  exit 1
+}
+
+case "$tool" in
+  promtool | prometheus)
+    command -v "$tool" >/dev/null 2>&1 || apt_install prometheus
+    command -v "$tool"
+    ;;
+  docker-compose)
+    command -v docker-compose >/dev/null 2>&1 || apt_install docker-compose
+    command -v docker-compose
+    ;;
+  helm)
+    target_dir="$cache_root/helm-$HELM_VERSION"
+    binary="$target_dir/helm"
+    if [ ! -x "$binary" ]; then
+      go_bin="$(find_go)"
+      echo "deploy-tools: building helm $HELM_VERSION with $("$go_bin" version) (first run only; takes a few minutes)" >&2
+      mkdir -p "$target_dir"
+      work="$(mktemp -d "${TMPDIR:-/tmp}/helm-build.XXXXXX")"
+      trap 'rm -rf "$work"' EXIT
+      GOBIN="$work" "$go_bin" install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >&2 || {
+        echo "deploy-tools: building helm $HELM_VERSION failed (see the Go output above)" >&2
+        exit 1
+      }
+      # Move into place atomically so a concurrent run never sees a half-written binary.
+      tmp_binary="$(mktemp "$target_dir/.helm.XXXXXX")"
+      cp "$work/helm" "$tmp_binary"
+      chmod 755 "$tmp_binary"
+      mv -f "$tmp_binary" "$binary"
+    fi
+    echo "$binary"
+    ;;
+  *)
+    echo "usage: scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm" >&2
+    exit 2
+    ;;
+esac
