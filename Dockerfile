@@ -1,23 +1,31 @@
 # syntax=docker/dockerfile:1
-# The gateway on the current Node LTS, compiled to JavaScript (no TypeScript loader at run time).
-# The code also runs on Node 20.
-FROM node:24-bookworm-slim AS build
+# The gateway on the current Node LTS, compiled to JavaScript. The base image is pinned to one release
+# (bump NODE_IMAGE deliberately); the code also runs on Node 20 and 22.
+ARG NODE_IMAGE=node:24.20.0-trixie-slim
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
-COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# Everything the build needs (.dockerignore leaves out tests, benchmarks, deploy files and secrets).
+COPY . .
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:24-bookworm-slim
+# The runtime image: Node, the compiled gateway and its production dependencies, nothing else.
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8090
+# No package managers at run time (npm, npx, corepack, yarn come with the base image); a folder the
+# unprivileged user owns for secrets that an init step writes (docker-compose.yml).
+RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
+      /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-* \
+ && install -d -o node -g node -m 0700 /var/lib/dagu-mcp-gateway
 WORKDIR /app
+COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY package.json ./
-# Markdown reference topics are read at start-up from the sources' folder.
-COPY src/reference/topics ./src/reference/topics
+# Markdown reference topics, read at start-up (from dist/ once the build copies them there).
+COPY --from=build /app/src/reference/topics ./src/reference/topics
 USER node
 EXPOSE 8090
-HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+HEALTHCHECK --interval=30s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/main.js"]
