@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 
+// Arguments are folders or files below test/: `unit`, `integration/mcp/dagu-read.e2e.test.ts`.
 const kinds = process.argv.slice(2);
 const roots = kinds.length > 0 ? kinds.map((kind) => join('test', kind)) : ['test'];
 
@@ -20,7 +21,7 @@ function collect(dir, out) {
   return out;
 }
 
-const files = roots.flatMap((root) => collect(root, [])).sort();
+const files = roots.flatMap((root) => (statSync(root).isFile() ? [root] : collect(root, []))).sort();
 if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ')}`);
   process.exit(1);
