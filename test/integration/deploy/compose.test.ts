@@ -8,7 +8,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import picomatch from 'picomatch';
 import { loadConfig } from '../../../src/config.ts';
-import { deployTool, readRepoFile, readRepoYaml, repoPath, run } from './tools.ts';
+import { deployTool, namesTheGatewayReads, readRepoFile, readRepoYaml, repoPath, run } from './tools.ts';
 
 interface Service {
   image?: string;
@@ -26,23 +26,6 @@ interface ComposeFile {
 
 const compose = readRepoYaml<ComposeFile>('docker-compose.yml');
 const services = compose.services;
-
-/** Every environment name the gateway's configuration reads, observed on a real loadConfig call. */
-function namesTheGatewayReads(): Set<string> {
-  const read = new Set<string>();
-  const env = new Proxy({} as NodeJS.ProcessEnv, {
-    get(_target, key) {
-      if (typeof key === 'string') read.add(key);
-      return undefined;
-    },
-  });
-  try {
-    loadConfig(env);
-  } catch {
-    // A configuration that requires a value refuses the empty one; the names it read are known anyway.
-  }
-  return read;
-}
 
 /** `host:port:container` or `host_ip:host_port:container_port` → parts. */
 function parsePort(spec: string): { ip: string | undefined; host: string; container: string } {

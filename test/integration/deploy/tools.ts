@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { loadConfig } from '../../../src/config.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const repoPath = (...parts: string[]) => join(ROOT, ...parts);
@@ -65,4 +66,21 @@ export function run(
   });
   if (result.error) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Every environment name the gateway's configuration reads, observed on a real loadConfig call. */
+export function namesTheGatewayReads(): Set<string> {
+  const read = new Set<string>();
+  const env = new Proxy({} as NodeJS.ProcessEnv, {
+    get(_target, key) {
+      if (typeof key === 'string') read.add(key);
+      return undefined;
+    },
+  });
+  try {
+    loadConfig(env);
+  } catch {
+    // A configuration that requires a value refuses the empty one; the names it read are known anyway.
+  }
+  return read;
 }
