@@ -1,0 +1,183 @@
+// Architecture figures computed from the source's own imports (issue 7): arrows that point up a layer,
+// imports between target modules, the longest source file, and the depth of the runtime import chain
+// from src/main.ts. `node scripts/arch-figures.mjs` prints them as JSON; test/unit/scripts/arch-figures
+// asserts the rules so they cannot regress.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, posix, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = join(ROOT, 'src');
+
+/**
+ * Layers from the lowest floor up. A file may import its own layer's folder and any layer below it;
+ * two different folders on the same floor must not import each other either.
+ */
+export const LAYERS = [
+  ['core'],
+  ['config.ts', 'version.ts', 'reference'],
+  ['audit', 'metrics', 'dagu', 'workbook'],
+  ['read'],
+  ['mcp'],
+  ['http'],
+  ['auth'],
+  ['app.ts'],
+  ['main.ts'],
+];
+
+/**
+ * Every module of `src/read/targets/` holds targets, except these helpers (which every target may use).
+ * Target modules must not import each other.
+ */
+export const TARGET_MODULE_DIR = 'read/targets';
+/** The one module allowed to compare Dagu generations. */
+export const DIALECT = 'dagu/dialect.ts';
+
+export const TARGET_HELPERS = new Set(['index.ts', 'upstream.ts', 'log.ts', 'suggest.ts']);
+
+function collect(dir, out = []) {
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) collect(path, out);
+    else if (entry.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+const toKey = (path) => relative(SRC, path).split(sep).join(posix.sep);
+
+/** `read/input/uri.ts` → its unit: the folder under src (`read`) or the top-level file (`app.ts`). */
+export function unitOf(key) {
+  return key.includes('/') ? key.slice(0, key.indexOf('/')) : key;
+}
+
+function rankOf(unit) {
+  const rank = LAYERS.findIndex((floor) => floor.includes(unit));
+  if (rank < 0) throw new Error(`arch-figures: ${unit} is on no layer; add it to LAYERS`);
+  return rank;
+}
+
+const STATEMENT = /^\s*(import|export)\s+(type\s+)?([^;]*?)\s*from\s*'([^']+)'/gm;
+const SIDE_EFFECT = /^\s*import\s+'([^']+)'/gm;
+const DYNAMIC = /\bimport\(\s*'([^']+)'\s*\)/g;
+
+/** The relative imports of one file: target, whether it loads at run time, and the names it binds. */
+function importsOf(file, text) {
+  const found = [];
+  for (const match of text.matchAll(STATEMENT)) {
+    const [, , typeOnly, clause, spec] = match;
+    if (!spec.startsWith('.')) continue;
+    const braces = /\{([\s\S]*)\}/.exec(clause);
+    const names = braces
+      ? braces[1]
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean)
+      : [clause.trim()];
+    const runtime = typeOnly === undefined && names.some((name) => !name.startsWith('type '));
+    found.push({ to: resolve(dirname(file), spec), runtime, names });
+  }
+  for (const pattern of [SIDE_EFFECT, DYNAMIC]) {
+    for (const match of text.matchAll(pattern)) {
+      if (match[1].startsWith('.'))
+        found.push({ to: resolve(dirname(file), match[1]), runtime: true, names: [] });
+    }
+  }
+  return found;
+}
+
+export function computeFigures() {
+  const files = collect(SRC);
+  const graph = new Map();
+  const lines = {};
+  const upward = [];
+  const sideways = [];
+  const targetImports = [];
+  const versionChecks = [];
+  for (const file of files) {
+    const key = toKey(file);
+    const text = readFileSync(file, 'utf8');
+    lines[key] = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    // Every difference between the Dagu generations belongs in the dialect module.
+    if (key !== DIALECT) {
+      for (const match of text.matchAll(/generation\s*[!=]==|[!=]==\s*\S*generation\b/g)) {
+        versionChecks.push(`${key}:${text.slice(0, match.index).split('\n').length}`);
+      }
+    }
+    const edges = [];
+    for (const edge of importsOf(file, text)) {
+      const to = toKey(edge.to);
+      edges.push({ to, runtime: edge.runtime });
+      const from = unitOf(key);
+      const into = unitOf(to);
+      if (from !== into) {
+        const arrow = { from: key, to, names: edge.names };
+        if (rankOf(from) < rankOf(into)) upward.push(arrow);
+        else if (rankOf(from) === rankOf(into)) sideways.push(arrow);
+      }
+      const inTargets = (path) =>
+        path.startsWith(`${TARGET_MODULE_DIR}/`) &&
+        !TARGET_HELPERS.has(path.slice(TARGET_MODULE_DIR.length + 1));
+      if (inTargets(key) && inTargets(to) && key !== to)
+        targetImports.push({ from: key, to, names: edge.names });
+    }
+    graph.set(key, edges);
+  }
+
+  // Longest runtime chain from main.ts, counted in modules below it (main.ts → app.ts is depth 1).
+  const memo = new Map();
+  const depth = (key, stack) => {
+    if (memo.has(key)) return memo.get(key);
+    if (stack.has(key)) return 0;
+    stack.add(key);
+    let best = 0;
+    for (const edge of graph.get(key) ?? []) {
+      if (edge.runtime && graph.has(edge.to)) best = Math.max(best, 1 + depth(edge.to, stack));
+    }
+    stack.delete(key);
+    memo.set(key, best);
+    return best;
+  };
+  const chain = [];
+  for (let key = 'main.ts'; key !== undefined; ) {
+    chain.push(key);
+    const next = (graph.get(key) ?? [])
+      .filter((edge) => edge.runtime && graph.has(edge.to))
+      .sort((a, b) => depth(b.to, new Set()) - depth(a.to, new Set()))[0];
+    key = next === undefined ? undefined : next.to;
+  }
+
+  const [longestFile, longestLines] = Object.entries(lines).sort((a, b) => b[1] - a[1])[0];
+  return {
+    upwardImports: upward.length,
+    upwardFolderPairs: [...new Set(upward.map((a) => `${unitOf(a.from)} → ${unitOf(a.to)}`))].sort(),
+    upward,
+    sidewaysImports: sideways.length,
+    sideways,
+    targetModuleImports: targetImports.length,
+    targetModuleImportedNames: targetImports.reduce((sum, entry) => sum + entry.names.length, 0),
+    targetImports,
+    generationChecksOutsideDialect: versionChecks.length,
+    versionChecks,
+    longestFile,
+    longestLines,
+    filesOver400: Object.entries(lines)
+      .filter(([, count]) => count > 400)
+      .map(([key, count]) => `${key} (${count})`),
+    runtimeDepthFromMain: depth('main.ts', new Set()),
+    runtimeChain: chain,
+    sourceFiles: files.length,
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const figures = computeFigures();
+  const verbose = process.argv.includes('--verbose');
+  if (!verbose) {
+    delete figures.upward;
+    delete figures.sideways;
+    delete figures.targetImports;
+    delete figures.versionChecks;
+  }
+  console.log(JSON.stringify(figures, null, 2));
+}
