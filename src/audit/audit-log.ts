@@ -1,5 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { type Log, silentLog } from '../auth/log.ts';
+import { type Log, silentLog } from '../core/log.ts';
 import { type AuditArgumentFields, auditText, splitAuditUri } from './redact.ts';
 
 /**

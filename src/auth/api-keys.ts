@@ -3,8 +3,8 @@ import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
+import { type Log, silentLog } from '../core/log.ts';
 import { type Identity, ROLES } from './identity.ts';
-import { type Log, silentLog } from './log.ts';
 
 /** Where a key may be used. The gateway serves only `mcp`; `rest_api` mirrors Dagu's key surfaces. */
 export const SURFACES = ['mcp', 'rest_api'] as const;

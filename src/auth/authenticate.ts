@@ -1,11 +1,11 @@
 import { type GatewayConfig, isLoopbackHost } from '../config.ts';
+import type { AuthFailureReason } from '../core/auth-reasons.ts';
+import { type Log, silentLog } from '../core/log.ts';
 import { type ApiKeyStore, type ApiKeyStoreOptions, createApiKeyStore } from './api-keys.ts';
 import { ANONYMOUS_IDENTITY, type Identity } from './identity.ts';
 import { createJwtVerifier, type JwtSettings, type JwtVerifier, looksLikeJwt } from './jwt.ts';
-import { type Log, silentLog } from './log.ts';
-import type { AuthFailureReason } from './reasons.ts';
 
-export { AUTH_FAILURE_REASONS, type AuthFailureReason } from './reasons.ts';
+export { AUTH_FAILURE_REASONS, type AuthFailureReason } from '../core/auth-reasons.ts';
 
 export interface AuthFailure {
   ok: false;

@@ -1,5 +1,5 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { type Log, silentLog } from './log.ts';
+import { type Log, silentLog } from '../core/log.ts';
 
 /** The asymmetric algorithms the gateway accepts; each key gets exactly one, from its type and curve. */
 export const ASYMMETRIC_ALGORITHMS = ['RS256', 'ES256'] as const;

@@ -2,9 +2,9 @@ import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fastifyJwt from '@fastify/jwt';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { type Log, silentLog } from '../core/log.ts';
 import { type Identity, isRole } from './identity.ts';
 import { algorithmForKey, createJwksCache, type JwksCache, JwksKeyError, type JwksOptions } from './jwks.ts';
-import { type Log, silentLog } from './log.ts';
 
 export type JwtFailureReason =
   | 'invalid_token'

@@ -1,12 +1,13 @@
 import { Pool } from 'undici';
 import type { GatewayConfig } from '../config.ts';
-import { ReadError, readError } from '../read/errors.ts';
+import { DaguError } from './errors.ts';
 import type { DaguClient, DaguRequest, DaguResponse } from './types.ts';
 
 /**
  * The Dagu REST client: one keep-alive connection pool for the process, a per-call timeout combined
  * with the caller's AbortSignal, the gateway's own bearer token, and path values escaped one segment
- * each. Values Dagu would read as path structure are refused before any request is made.
+ * each. Values Dagu would read as path structure are refused before any request is made. Failures are
+ * DaguErrors (src/dagu/errors.ts); the read service turns them into the contract's errors.
  */
 
 export interface DaguClientHooks {
@@ -65,14 +66,14 @@ export function isPathStructure(value: string): boolean {
   );
 }
 
-/** Expands a route template; throws `resource_not_found` for a value that cannot name anything. */
+/** Expands a route template; throws a `refused_path` DaguError for a value that cannot name anything. */
 export function expandRoute(route: string, params: Readonly<Record<string, string>> = {}): string {
   return route.replace(PARAM, (_match, key: string) => {
     const value = params[key];
     if (value === undefined) throw new Error(`dagu client: no value for {${key}} in ${route}`);
     if (isPathStructure(value)) {
       const noun = PARAM_NOUNS[key] ?? key;
-      throw readError.notFound(`The ${noun} ${shownValue(value)} does not exist.`);
+      throw new DaguError('refused_path', `The ${noun} ${shownValue(value)} does not exist.`);
     }
     return encodeURIComponent(value);
   });
@@ -129,15 +130,11 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
     const signal = request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]);
     const started = performance.now();
     let outcome: number | 'error' = 'error';
-    const cancelled = (cause: unknown): ReadError => {
+    const cancelled = (cause: unknown): DaguError => {
       const timedOut = timeout.aborted || isTimeoutReason(request.signal?.reason);
-      return new ReadError(
-        {
-          code: 'resource_unavailable',
-          message: timedOut ? 'Dagu did not answer in time.' : 'The read was cancelled before Dagu answered.',
-        },
-        { cause },
-      );
+      return timedOut
+        ? new DaguError('timeout', 'Dagu did not answer in time.', { cause })
+        : new DaguError('cancelled', 'The read was cancelled before Dagu answered.', { cause });
     };
     try {
       let response: Awaited<ReturnType<Pool['request']>>;
@@ -145,10 +142,7 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
         response = await pool.request({ method: 'GET', path, headers, signal });
       } catch (error) {
         if (signal.aborted) throw cancelled(error);
-        throw new ReadError(
-          { code: 'resource_unavailable', message: 'Dagu is unreachable.' },
-          { cause: error },
-        );
+        throw new DaguError('unreachable', 'Dagu is unreachable.', { cause: error });
       }
       const status = response.statusCode;
       let text: string;
@@ -157,13 +151,11 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
       } catch (error) {
         if (signal.aborted) throw cancelled(error);
         const tooLarge = error instanceof BodyReadError && error.message === 'too large';
-        throw new ReadError(
-          {
-            code: 'internal_error',
-            message: tooLarge
-              ? 'Dagu returned a response that is too large to read.'
-              : 'Dagu returned a malformed response (the body was cut short).',
-          },
+        throw new DaguError(
+          'bad_body',
+          tooLarge
+            ? 'Dagu returned a response that is too large to read.'
+            : 'Dagu returned a malformed response (the body was cut short).',
           { upstreamStatus: status, cause: error },
         );
       }
@@ -175,10 +167,10 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
         // Dagu answers some errors (parameter binding, redirects) as plain text; that text is kept for the
         // error mapping. A success answer must be JSON.
         if (status >= 300) return { status, body: text };
-        throw new ReadError(
-          { code: 'internal_error', message: 'Dagu returned a malformed response (not JSON).' },
-          { upstreamStatus: status, cause: error },
-        );
+        throw new DaguError('bad_body', 'Dagu returned a malformed response (not JSON).', {
+          upstreamStatus: status,
+          cause: error,
+        });
       }
     } finally {
       hooks.onUpstream?.(request.route, outcome, (performance.now() - started) / 1000);

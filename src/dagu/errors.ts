@@ -1,18 +1,33 @@
-import { ReadError } from '../read/errors.ts';
-import type { DaguResponse } from './types.ts';
-
 /**
- * Mapping of Dagu's HTTP answers to the contract's error codes, and the scrubbing that keeps Dagu's
- * internals (absolute file paths, stack traces, long dumps) out of every message the caller sees.
+ * The Dagu client's own failures, and the scrubbing that keeps Dagu's internals (absolute file paths,
+ * stack traces, long dumps) out of every message the caller sees. The read service maps a DaguError
+ * to the contract's error (src/read/upstream/failure.ts); this layer knows nothing of the contract.
  */
 
-export interface UpstreamErrorContext {
-  /** Target mode or URI mode decides how a 400 is reported. */
-  mode: 'target' | 'uri';
-  target?: string;
-  uri?: string;
-  /** What was being read, e.g. `DAG "nightly"`; a 404 then says `DAG "nightly" does not exist.` */
-  subject?: string;
+/**
+ * - `unreachable`: no connection or no answer;
+ * - `timeout`: the per-call timeout (or the caller's deadline) ran out;
+ * - `cancelled`: the caller went away before Dagu answered;
+ * - `bad_body`: an answer that cannot be read (cut short, too large, a success that is not JSON);
+ * - `refused_path`: a path value Dagu would read as path structure; nothing was sent.
+ */
+export type DaguFailureKind = 'unreachable' | 'timeout' | 'cancelled' | 'bad_body' | 'refused_path';
+
+export class DaguError extends Error {
+  override readonly name = 'DaguError';
+  readonly kind: DaguFailureKind;
+  /** The HTTP status when Dagu answered (a `bad_body`); for audit and metrics only. */
+  readonly upstreamStatus: number | undefined;
+
+  constructor(
+    kind: DaguFailureKind,
+    message: string,
+    options: { upstreamStatus?: number; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    this.upstreamStatus = options.upstreamStatus;
+  }
 }
 
 const MAX_MESSAGE = 300;
@@ -58,49 +73,4 @@ export function upstreamCode(body: unknown): string | undefined {
     return typeof code === 'string' ? code : undefined;
   }
   return undefined;
-}
-
-const withDetail = (lead: string, detail: string) => (detail === '' ? `${lead}.` : `${lead}: ${detail}`);
-
-/**
- * The ReadError for a non-success answer from Dagu:
- * 404 → resource_not_found; 400 → invalid_tool_input (target mode) or invalid_resource_uri (URI mode);
- * 401/403 → resource_unavailable, because it is the gateway's own credential that Dagu refused;
- * 499 and 5xx → resource_unavailable; anything else → internal_error.
- */
-export function upstreamError(response: DaguResponse, context: UpstreamErrorContext): ReadError {
-  const { status } = response;
-  const detail = upstreamMessage(response.body);
-  const make = (code: ReadError['code'], message: string, field?: string) => {
-    const error: ConstructorParameters<typeof ReadError>[0] = { code, message };
-    if (context.target !== undefined) error.target = context.target;
-    if (field !== undefined) error.field = field;
-    if (context.uri !== undefined) error.uri = context.uri;
-    return new ReadError(error, { upstreamStatus: status });
-  };
-
-  if (status === 404) {
-    // With a subject the caller knows what is missing; Dagu's own wording would only repeat it.
-    const { subject } = context;
-    return make(
-      'resource_not_found',
-      subject ? `${subject} does not exist.` : withDetail('Not found in Dagu', detail),
-    );
-  }
-  if (status === 400) {
-    const message = withDetail('Dagu rejected the request as invalid', detail);
-    return context.mode === 'uri'
-      ? make('invalid_resource_uri', message, 'uri')
-      : make('invalid_tool_input', message);
-  }
-  if (status === 401 || status === 403) {
-    return make(
-      'resource_unavailable',
-      `Dagu refused the gateway's own credential (HTTP ${status}): the gateway's Dagu token (DAGU_API_TOKEN) is missing, invalid or lacks permission.`,
-    );
-  }
-  if (status === 499 || status >= 500) {
-    return make('resource_unavailable', withDetail(`Dagu could not serve the read (HTTP ${status})`, detail));
-  }
-  return make('internal_error', `Dagu answered with an unexpected HTTP status ${status}.`);
 }

@@ -7,9 +7,8 @@ import type {
   onRequestHookHandler,
   preHandlerHookHandler,
 } from 'fastify';
-import type { McpRequestFacts } from '../mcp/request-context.ts';
-import { requestFacts } from '../mcp/request-context.ts';
-import type { AccessPolicy } from '../read/types.ts';
+import type { AccessPolicy } from '../core/access.ts';
+import { type McpRequestFacts, requestFacts } from '../mcp/request-context.ts';
 
 const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
 

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AccessPolicy } from '../read/types.ts';
+import type { AccessPolicy } from '../core/access.ts';
 
 /**
  * Per-HTTP-request facts the MCP handlers need but the SDK does not carry: who calls, the raw tool

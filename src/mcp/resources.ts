@@ -1,8 +1,12 @@
-import type { McpServer, ReadResourceResult } from '@modelcontextprotocol/server';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { ErrorCode } from '../read/errors.ts';
+import {
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/server';
+import { UNRESTRICTED_ACCESS } from '../core/access.ts';
+import type { ErrorCode } from '../core/contract.ts';
 import type { ReadService } from '../read/service.ts';
-import { UNRESTRICTED_ACCESS } from '../read/types.ts';
 import { REFERENCE_TOPICS } from '../reference/topics.ts';
 import { resourceLinkFor } from './links.ts';
 import type { OperationObserver } from './operations.ts';

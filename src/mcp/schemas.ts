@@ -1,5 +1,4 @@
-import { ERROR_CODES } from '../read/errors.ts';
-import { READ_TARGETS } from '../read/targets.ts';
+import { ERROR_CODES, READ_TARGETS } from '../core/contract.ts';
 
 /** The success envelope of `dagu_read` (contract "Output"); echo fields are allowed beside it. */
 const SUCCESS_SCHEMA = {

@@ -1,9 +1,14 @@
-import type { CallToolResult, McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import { fromJsonSchema, type jsonSchemaValidator } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  fromJsonSchema,
+  type jsonSchemaValidator,
+  type McpServer,
+  type StandardSchemaWithJSON,
+} from '@modelcontextprotocol/server';
+import { UNRESTRICTED_ACCESS } from '../core/access.ts';
 import { successText } from '../read/envelope.ts';
 import { READ_INPUT_SCHEMA } from '../read/input/index.ts';
 import type { ReadOutcome, ReadService } from '../read/service.ts';
-import { UNRESTRICTED_ACCESS } from '../read/types.ts';
 import { resourceLinkFor } from './links.ts';
 import type { OperationObserver } from './operations.ts';
 import { requestFacts } from './request-context.ts';

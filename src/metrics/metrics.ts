@@ -1,7 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { AUTH_FAILURE_REASONS, type AuthFailureReason } from '../auth/reasons.ts';
-import { ERROR_CODES } from '../read/errors.ts';
-import { DEPRECATED_TARGET_ALIASES, READ_TARGETS } from '../read/targets.ts';
+import { AUTH_FAILURE_REASONS, type AuthFailureReason } from '../core/auth-reasons.ts';
+import { DEPRECATED_TARGET_ALIASES, ERROR_CODES, READ_TARGETS } from '../core/contract.ts';
 
 /**
  * Prometheus metrics of the gateway, on a registry of its own (tests build many apps in one process).

@@ -1,5 +1,4 @@
-import type { ReadTarget } from './targets.ts';
-import { RESULT_REFERENCES } from './targets.ts';
+import type { ReadTarget } from '../core/contract.ts';
 import type { ResolvedRead } from './types.ts';
 
 /** The structured output of a successful read: the contract's exact top-level envelope plus echo fields. */
@@ -10,6 +9,13 @@ export interface ReadEnvelope {
   references: string[];
   [echo: string]: unknown;
 }
+
+/** The three reference URIs every successful result carries. */
+export const RESULT_REFERENCES = [
+  'dagu://reference/authoring',
+  'dagu://reference/tools',
+  'dagu://reference/notifications',
+] as const;
 
 const SUCCESS_TEXT = 'Dagu read completed.';
 

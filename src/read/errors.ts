@@ -1,17 +1,4 @@
-/** The error codes of the `dagu_read` contract (Spec 021, "Errors"). */
-export const ERROR_CODES = [
-  'unauthenticated',
-  'unauthorized',
-  'invalid_tool_input',
-  'unsupported_read_target',
-  'invalid_resource_uri',
-  'unsupported_resource',
-  'resource_not_found',
-  'resource_unavailable',
-  'internal_error',
-] as const;
-
-export type ErrorCode = (typeof ERROR_CODES)[number];
+import type { ErrorCode } from '../core/contract.ts';
 
 /** The contract's error object: `code` and `message` always, the rest exactly when the contract says. */
 export interface ToolErrorObject {

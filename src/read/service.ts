@@ -1,9 +1,10 @@
+import type { ReadTarget } from '../core/contract.ts';
 import { buildEnvelope, type ReadEnvelope } from './envelope.ts';
 import { type ReadError, readError, type ToolErrorObject, toReadError } from './errors.ts';
 import type { TargetDeps, TargetHandler } from './handler.ts';
 import { resolveReadInput } from './input/index.ts';
-import type { ReadTarget } from './targets.ts';
 import type { CallContext, ResolvedRead } from './types.ts';
+import { asReadError } from './upstream/failure.ts';
 
 /** What the adapters need for audit and metrics, success or not. Never holds a password. */
 export interface ReadFacts {
@@ -67,8 +68,10 @@ export function createReadService(
       // applied here, whatever a target handler put in its error.
       const error =
         request === undefined
-          ? toReadError(caught)
-          : toReadError(caught, { target: request.target }).withUri(errorUri(request, rawArguments));
+          ? toReadError(asReadError(caught))
+          : toReadError(asReadError(caught), { target: request.target }).withUri(
+              errorUri(request, rawArguments),
+            );
       if (error.upstreamStatus !== undefined) facts.upstreamStatus = error.upstreamStatus;
       if (facts.target === undefined && error.target !== undefined) facts.target = error.target;
       return { ok: false, error: error.toObject(), facts, ...causeOf(error) };

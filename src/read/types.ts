@@ -1,4 +1,5 @@
-import type { ReadTarget } from './targets.ts';
+import type { AccessPolicy } from '../core/access.ts';
+import type { ReadTarget } from '../core/contract.ts';
 
 /** Effective (trimmed, non-empty) input fields after validation. `password` is kept exactly as supplied. */
 export interface ReadFields {
@@ -38,23 +39,6 @@ export interface ResolvedRead {
   /** Fields the caller supplied, as opposed to defaults (`workspace: all`, `name: authoring`); drives echo fields. */
   supplied?: ReadonlyArray<keyof ReadFields>;
 }
-
-/**
- * What the caller may see. The read service enforces it; it knows nothing of keys or tokens.
- * `undefined` allowlists mean "everything".
- */
-export interface AccessPolicy {
-  canReadDag(name: string): boolean;
-  canReadWorkspace(workspace: string): boolean;
-  /** True when no allowlist restricts anything (lets collections skip filtering). */
-  readonly unrestricted: boolean;
-}
-
-export const UNRESTRICTED_ACCESS: AccessPolicy = {
-  canReadDag: () => true,
-  canReadWorkspace: () => true,
-  unrestricted: true,
-};
 
 /** Per-call context handed from the transport adapters to the read service. */
 export interface CallContext {

@@ -1,9 +1,10 @@
 /**
- * The workbook target's failures, always as the contract's ReadError (workbook-profile.md,
- * "Input and errors"). Inside the pipeline two plain error classes mark what kind of failure
- * happened; `toWorkbookError` turns them into the caller-facing error with the file name.
+ * The workbook reader's failures (workbook-profile.md, "Input and errors"), as WorkbookErrors: a
+ * kind, a message that names the file, and the input field at fault. The workbook target maps them to
+ * the contract's errors (src/read/targets/workbook.ts); this layer knows nothing of the contract.
+ * Inside the pipeline two plain error classes mark what kind of failure happened; `toWorkbookError`
+ * turns them into WorkbookErrors with the file name.
  */
-import { ReadError, readError } from '../read/errors.ts';
 
 /** The file is not a readable workbook (not a zip, no workbook part, corrupt XML…). */
 export class WorkbookFormatError extends Error {
@@ -15,25 +16,59 @@ export class WorkbookLimitError extends Error {
   override readonly name = 'WorkbookLimitError';
 }
 
+/**
+ * - `bad_path` / `bad_password`: the caller's `path` or `password` cannot be used;
+ * - `not_found`: no such file;
+ * - `unreadable`: the file cannot be opened or is not a valid workbook, or its encryption is unsupported;
+ * - `too_large`: a processing bound was hit;
+ * - `failed`: the reader failed unexpectedly.
+ */
+export type WorkbookFailureKind =
+  | 'bad_path'
+  | 'bad_password'
+  | 'not_found'
+  | 'unreadable'
+  | 'too_large'
+  | 'failed';
+
+/** What crosses the worker-thread boundary. */
+export interface WorkbookFailure {
+  kind: WorkbookFailureKind;
+  message: string;
+}
+
+export class WorkbookError extends Error {
+  override readonly name = 'WorkbookError';
+  readonly kind: WorkbookFailureKind;
+
+  constructor(kind: WorkbookFailureKind, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+  }
+
+  toFailure(): WorkbookFailure {
+    return { kind: this.kind, message: this.message };
+  }
+}
+
+const fail = (kind: WorkbookFailureKind, message: string) => new WorkbookError(kind, message);
+
 export const workbookErrors = {
   extension: (name: string) =>
-    readError.invalidInput(`${name}: only .xlsx and .xlsm workbooks are supported; save as .xlsx`, {
-      field: 'path',
-    }),
-  outsideRoots: (name: string) =>
-    readError.invalidInput(`${name}: path is outside the allowed workbook folders`, { field: 'path' }),
-  directory: (name: string) =>
-    readError.invalidInput(`${name}: path is a directory, not a workbook`, { field: 'path' }),
-  notFound: (name: string) => readError.notFound(`${name}: workbook not found`),
+    fail('bad_path', `${name}: only .xlsx and .xlsm workbooks are supported; save as .xlsx`),
+  outsideRoots: (name: string) => fail('bad_path', `${name}: path is outside the allowed workbook folders`),
+  directory: (name: string) => fail('bad_path', `${name}: path is a directory, not a workbook`),
+  notFound: (name: string) => fail('not_found', `${name}: workbook not found`),
   notWorkbook: (name: string, cause: string) =>
-    readError.unavailable(`${name}: not a valid .xlsx workbook (${cause})`),
+    fail('unreadable', `${name}: not a valid .xlsx workbook (${cause})`),
   cannotOpen: (name: string, cause: string) =>
-    readError.unavailable(`${name}: workbook cannot be opened (${cause})`),
+    fail('unreadable', `${name}: workbook cannot be opened (${cause})`),
   limits: (name: string, detail: string) =>
-    readError.unavailable(`${name}: workbook exceeds processing limits (${detail})`),
-  password: (name: string) =>
-    readError.invalidInput(`${name}: workbook password is missing or incorrect`, { field: 'password' }),
-  unsupportedEncryption: () => readError.unavailable('workbook encryption is not supported'),
+    fail('too_large', `${name}: workbook exceeds processing limits (${detail})`),
+  password: (name: string) => fail('bad_password', `${name}: workbook password is missing or incorrect`),
+  unsupportedEncryption: () => fail('unreadable', 'workbook encryption is not supported'),
+  unexpected: (name: string, cause?: unknown) =>
+    new WorkbookError('failed', `${name}: the workbook reader failed unexpectedly`, { cause }),
 };
 
 const OPEN_CAUSES: Readonly<Record<string, string>> = {
@@ -47,21 +82,18 @@ const OPEN_CAUSES: Readonly<Record<string, string>> = {
   ENFILE: 'too many open files',
 };
 
-/** An fs error while opening or reading the file, as the contract's error. */
-export function fileError(error: unknown, name: string): ReadError {
+/** An fs error while opening or reading the file. */
+export function fileError(error: unknown, name: string): WorkbookError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT' || code === 'ENOTDIR') return workbookErrors.notFound(name);
   if (code === 'EISDIR') return workbookErrors.directory(name);
   return workbookErrors.cannotOpen(name, (code && OPEN_CAUSES[code]) ?? 'read error');
 }
 
-/** Any failure of the pipeline as the contract's error; unexpected ones leak nothing. */
-export function toWorkbookError(error: unknown, name: string): ReadError {
-  if (error instanceof ReadError) return error;
+/** Any failure of the pipeline as a WorkbookError; unexpected ones leak nothing. */
+export function toWorkbookError(error: unknown, name: string): WorkbookError {
+  if (error instanceof WorkbookError) return error;
   if (error instanceof WorkbookLimitError) return workbookErrors.limits(name, error.message);
   if (error instanceof WorkbookFormatError) return workbookErrors.notWorkbook(name, error.message);
-  return new ReadError(
-    { code: 'internal_error', message: `${name}: the workbook reader failed unexpectedly` },
-    { cause: error },
-  );
+  return workbookErrors.unexpected(name, error);
 }

@@ -1,7 +1,7 @@
 /**
  * The `workbook` target's reader: what the read service calls. `read` checks the path in this
  * thread, then profiles the file in a worker thread under the configured bounds. Every failure is
- * a ReadError; the password is passed to the worker and used, never put in a message.
+ * a WorkbookError; the password is passed to the worker and used, never put in a message.
  */
 import type { GatewayConfig } from '../config.ts';
 import { workbookErrors } from './errors.ts';
@@ -27,7 +27,7 @@ export type WorkbookReaderOptions = GatewayConfig['workbook'];
 export interface WorkbookReader {
   /**
    * Profiles the workbook at `path` (as supplied; relative paths resolve against the working
-   * directory). Rejects with a ReadError, or with `signal.reason` when aborted.
+   * directory). Rejects with a WorkbookError, or with `signal.reason` when aborted.
    */
   read(path: string, password: string | undefined, signal?: AbortSignal): Promise<WorkbookModel>;
   /** Stops the workers; pending reads are rejected. */

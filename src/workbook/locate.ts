@@ -5,7 +5,6 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ReadError } from '../read/errors.ts';
 import { fileError, workbookErrors } from './errors.ts';
 
 export interface LocatedWorkbook {
@@ -51,7 +50,7 @@ export async function locateWorkbook(
   try {
     info = await stat(resolved);
   } catch (error) {
-    throw fileError(error, name) satisfies ReadError;
+    throw fileError(error, name);
   }
   if (info.isDirectory()) throw workbookErrors.directory(name);
   if (!info.isFile()) throw workbookErrors.notWorkbook(name, 'not a regular file');

@@ -4,8 +4,7 @@
  * for the next read (its start-up is the costly part) and dropped after a while idle.
  */
 import { Worker } from 'node:worker_threads';
-import { ReadError } from '../read/errors.ts';
-import { workbookErrors } from './errors.ts';
+import { WorkbookError, workbookErrors } from './errors.ts';
 import type { WorkbookModel } from './model.ts';
 import type { ReadRequest } from './read-workbook.ts';
 import type { WorkerJob, WorkerReply } from './worker.ts';
@@ -153,7 +152,7 @@ export class WorkerPool {
     const onMessage = (reply: WorkerReply) => {
       if (reply.id !== id) return;
       if (reply.ok) finish({ model: reply.model }, true);
-      else finish({ error: new ReadError(reply.error) }, true);
+      else finish({ error: new WorkbookError(reply.error.kind, reply.error.message) }, true);
     };
     const onError = (error: Error & { code?: string }) => {
       const detail =
@@ -162,13 +161,7 @@ export class WorkerPool {
         {
           error:
             detail === null
-              ? new ReadError(
-                  {
-                    code: 'internal_error',
-                    message: `${request.name}: the workbook reader failed unexpectedly`,
-                  },
-                  { cause: error },
-                )
+              ? workbookErrors.unexpected(request.name, error)
               : workbookErrors.limits(request.name, detail),
         },
         false,

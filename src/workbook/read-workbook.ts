@@ -197,7 +197,7 @@ async function readPackage(zip: ZipPackage, request: ReadRequest): Promise<Workb
   };
 }
 
-/** Reads and profiles one workbook; every failure is a ReadError carrying the file name. */
+/** Reads and profiles one workbook; every failure is a WorkbookError carrying the file name. */
 export async function readWorkbook(request: ReadRequest): Promise<WorkbookModel> {
   const startedAt = performance.now();
   let zip: ZipPackage | undefined;

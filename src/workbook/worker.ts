@@ -4,7 +4,7 @@
  * gateway's memory or event loop. Only plain data crosses the thread boundary.
  */
 import { parentPort } from 'node:worker_threads';
-import { ReadError, type ToolErrorObject } from '../read/errors.ts';
+import { toWorkbookError, type WorkbookFailure } from './errors.ts';
 import type { WorkbookModel } from './model.ts';
 import { type ReadRequest, readWorkbook } from './read-workbook.ts';
 
@@ -15,7 +15,7 @@ export interface WorkerJob {
 
 export type WorkerReply =
   | { id: number; ok: true; model: WorkbookModel }
-  | { id: number; ok: false; error: ToolErrorObject };
+  | { id: number; ok: false; error: WorkbookFailure };
 
 const port = parentPort;
 if (port !== null) {
@@ -23,14 +23,8 @@ if (port !== null) {
     readWorkbook(job.request).then(
       (model) => port.postMessage({ id: job.id, ok: true, model } satisfies WorkerReply),
       (error: unknown) => {
-        // readWorkbook only throws ReadErrors; anything else would be a bug here, reported blandly.
-        const object: ToolErrorObject =
-          error instanceof ReadError
-            ? error.toObject()
-            : {
-                code: 'internal_error',
-                message: `${job.request.name}: the workbook reader failed unexpectedly`,
-              };
+        // readWorkbook only throws WorkbookErrors; anything else would be a bug here, reported blandly.
+        const object = toWorkbookError(error, job.request.name).toFailure();
         port.postMessage({ id: job.id, ok: false, error: object } satisfies WorkerReply);
       },
     );

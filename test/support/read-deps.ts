@@ -1,7 +1,7 @@
+import { UNRESTRICTED_ACCESS } from '../../src/core/access.ts';
 import type { DaguClient, DaguRequest, DaguResponse } from '../../src/dagu/types.ts';
 import type { TargetDeps } from '../../src/read/handler.ts';
 import type { CallContext } from '../../src/read/types.ts';
-import { UNRESTRICTED_ACCESS } from '../../src/read/types.ts';
 import type { WorkbookReader } from '../../src/workbook/index.ts';
 
 /** For handler tests of Dagu-backed targets: a workbook reader that must never be called. */

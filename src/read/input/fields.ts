@@ -1,4 +1,4 @@
-import { READ_TARGETS, type ReadTarget } from '../targets.ts';
+import { ALL_WORKSPACES, READ_TARGETS, type ReadTarget } from '../../core/contract.ts';
 
 /**
  * The field and target tables of Spec 021 ("Input" and "Target contracts"), as data.
@@ -62,9 +62,6 @@ export const FIELD_SPECS: Readonly<Record<ReadInputField, FieldSpec>> = Object.f
 
 /** The `limit` field's range where a target allows it. */
 export const LIMIT_RANGE = Object.freeze({ min: 1, max: 50 });
-
-/** `workspace` value meaning "every workspace": the default where optional, refused by `wiki_page`. */
-export const ALL_WORKSPACES = 'all';
 
 /** The topic `reference` reads when `name` is absent. */
 export const DEFAULT_REFERENCE_TOPIC = 'authoring';

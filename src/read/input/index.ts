@@ -1,7 +1,7 @@
 /** The input layer of `dagu_read`: field, target, query and URI tables, builders and the resolver. */
 
+export { ALL_WORKSPACES } from '../../core/contract.ts';
 export {
-  ALL_WORKSPACES,
   DEFAULT_REFERENCE_TOPIC,
   FIELD_RULES,
   FIELD_SPECS,

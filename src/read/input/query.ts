@@ -1,5 +1,5 @@
+import type { ReadTarget } from '../../core/contract.ts';
 import { type ReadError, readError } from '../errors.ts';
-import type { ReadTarget } from '../targets.ts';
 import type { ReadQuery } from '../types.ts';
 import { wikiPagePathProblem } from './page-path.ts';
 import { percentDecode, queryEscape } from './percent.ts';

@@ -1,9 +1,14 @@
 import { basename, extname } from 'node:path';
-import { ReadError, readError } from '../errors.ts';
-import { DEPRECATED_TARGET_ALIASES, isReadTarget, READ_TARGETS, type ReadTarget } from '../targets.ts';
-import type { ReadFields, ReadQuery, ResolvedRead } from '../types.ts';
 import {
   ALL_WORKSPACES,
+  DEPRECATED_TARGET_ALIASES,
+  isReadTarget,
+  READ_TARGETS,
+  type ReadTarget,
+} from '../../core/contract.ts';
+import { ReadError, readError } from '../errors.ts';
+import type { ReadFields, ReadQuery, ResolvedRead } from '../types.ts';
+import {
   FIELD_RULES,
   FIELD_SPECS,
   isReadInputField,

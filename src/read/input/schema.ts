@@ -1,4 +1,4 @@
-import { READ_TARGETS } from '../targets.ts';
+import { READ_TARGETS } from '../../core/contract.ts';
 import { LIMIT_RANGE } from './fields.ts';
 import { QUERY_TABLE, QUERY_TARGETS } from './query.ts';
 

@@ -1,7 +1,6 @@
+import { ALL_WORKSPACES, type ReadTarget } from '../../core/contract.ts';
 import { ReadError, readError } from '../errors.ts';
-import type { ReadTarget } from '../targets.ts';
 import type { ReadFields, ReadQuery } from '../types.ts';
-import { ALL_WORKSPACES } from './fields.ts';
 import { wikiPagePathProblem } from './page-path.ts';
 import { pathEscape, percentDecode } from './percent.ts';
 import { type QueryTarget, shown, validateQuery } from './query.ts';

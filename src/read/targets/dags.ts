@@ -1,3 +1,4 @@
+import type { ReadTarget } from '../../core/contract.ts';
 import {
   DAGS_MAX_PER_PAGE,
   dagLabels,
@@ -10,7 +11,6 @@ import { ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
 import { dagsSpecUri } from '../input/uri.ts';
 import { runStatusLabel } from '../status.ts';
-import type { ReadTarget } from '../targets.ts';
 import { toRfc3339Millis } from '../time.ts';
 import {
   assertDagReadable,

@@ -1,10 +1,10 @@
+import type { ReadTarget } from '../../core/contract.ts';
 import { upstreamPair } from '../../dagu/dialect.ts';
 import { readError } from '../errors.ts';
 import type { TargetDeps, TargetHandler } from '../handler.ts';
 import { queryEscape } from '../input/percent.ts';
 import { foreachItemsUri, foreachItemUri, foreachStepLogUri, type RunRef } from '../input/uri.ts';
 import { nodeStatusLabel } from '../status.ts';
-import type { ReadTarget } from '../targets.ts';
 import { toRfc3339Millis } from '../time.ts';
 import type { CallContext, ResolvedRead } from '../types.ts';
 import { assertRunReadable } from './runs.ts';
@@ -16,7 +16,7 @@ import {
   runRoute,
   upstreamFailure,
 } from './step-log.ts';
-import { isRecord, malformedBody, optionalText } from './upstream.ts';
+import { getFromDagu, isRecord, malformedBody, optionalText } from './upstream.ts';
 
 const malformed = (what: string) => malformedBody('a foreach read', what);
 
@@ -176,7 +176,7 @@ const readForeachItems: TargetHandler = async (request, deps, call) => {
   const query = (request.query?.params ?? [])
     .filter(([key]) => FOREACH_LIST_PARAMS.has(key))
     .map(upstreamPair);
-  const response = await deps.dagu.get({
+  const response = await getFromDagu(deps.dagu, {
     route: `${run.prefix}/steps/{stepName}/foreach`,
     params: { ...run.params, stepName },
     query,
@@ -195,7 +195,7 @@ const readForeachItem: TargetHandler = async (request, deps, call) => {
   await prepare(request, deps, call);
   const run = runRoute(request.fields);
   const stepName = request.fields.stepName ?? '';
-  const response = await deps.dagu.get({
+  const response = await getFromDagu(deps.dagu, {
     route: `${run.prefix}/steps/{stepName}/foreach/{item}`,
     params: { ...run.params, stepName, item: request.fields.item ?? '' },
     signal: call.signal,

@@ -1,5 +1,5 @@
+import type { ReadTarget } from '../../core/contract.ts';
 import type { TargetHandler } from '../handler.ts';
-import type { ReadTarget } from '../targets.ts';
 import { DAG_HANDLERS } from './dags.ts';
 import { foreachHandlers } from './foreach.ts';
 import { referenceHandlers } from './reference.ts';

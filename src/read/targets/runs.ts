@@ -1,3 +1,4 @@
+import type { ReadTarget } from '../../core/contract.ts';
 import {
   applyRunListPlan,
   approvalOf,
@@ -14,7 +15,6 @@ import { ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
 import { foreachItemsUri, type RunRef, runLogsUri, runUri, stepLogUri } from '../input/uri.ts';
 import { NODE_STATUS_WAITING, nodeStatusLabel, runStatusLabel } from '../status.ts';
-import type { ReadTarget } from '../targets.ts';
 import { toRfc3339Millis } from '../time.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from './log.ts';
 import {

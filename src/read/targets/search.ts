@@ -1,12 +1,12 @@
+import type { AccessPolicy } from '../../core/access.ts';
+import { ALL_WORKSPACES, DEFAULT_WORKSPACE, type ReadTarget } from '../../core/contract.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
 import { type ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
-import { ALL_WORKSPACES } from '../input/fields.ts';
 import { dagsSpecUri } from '../input/uri.ts';
-import type { ReadTarget } from '../targets.ts';
-import type { AccessPolicy, ResolvedRead } from '../types.ts';
+import type { ResolvedRead } from '../types.ts';
 import { isMissingRoute, upstreamFailure } from './step-log.ts';
-import { isRecord, malformedBody, optionalText } from './upstream.ts';
+import { getFromDagu, isRecord, malformedBody, optionalText } from './upstream.ts';
 
 const malformed = (what: string) => malformedBody('a DAG search', what);
 
@@ -30,7 +30,6 @@ const malformed = (what: string) => malformedBody('a DAG search', what);
 export const DEFAULT_SEARCH_LIMIT = 20;
 /** Snippets kept per DAG on Dagu 1.x: the page size of Dagu 2.x's snippet endpoint. */
 export const MAX_LEGACY_MATCHES = 5;
-const DEFAULT_WORKSPACE = 'default';
 
 /** Snippets as Dagu sends them (`{line, lineNumber, startLine}`); `null` reads as none. */
 function matchesOf(value: unknown): Record<string, unknown>[] {
@@ -221,7 +220,7 @@ const readDagSearch: TargetHandler = async (request, deps, call) => {
   if (deps.dagu.generation === 1) {
     // A stale or foreign cursor fails before any upstream work.
     if (cursor !== undefined) decodeLegacyCursor(cursor, search, workspace);
-    const response = await deps.dagu.get({
+    const response = await getFromDagu(deps.dagu, {
       route: '/dags/search',
       query: [['q', quoteGoRegexp(search)]],
       signal: call.signal,
@@ -239,7 +238,7 @@ const readDagSearch: TargetHandler = async (request, deps, call) => {
   ];
   if (cursor !== undefined) query.push(['cursor', cursor]);
   if (limit !== undefined) query.push(['limit', String(limit)]);
-  const response = await deps.dagu.get({ route: '/search/dags', query, signal: call.signal });
+  const response = await getFromDagu(deps.dagu, { route: '/search/dags', query, signal: call.signal });
   if (response.status !== 200) throw searchFailure(response, request);
   return { data: mapDagSearchFeed(response.body, call.access), upstreamStatus: response.status };
 };

@@ -1,12 +1,12 @@
-import { upstreamError } from '../../dagu/errors.ts';
+import type { ReadTarget } from '../../core/contract.ts';
 import type { DaguClient, DaguResponse } from '../../dagu/types.ts';
 import { ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
-import type { ReadTarget } from '../targets.ts';
 import type { ReadQuery, ResolvedRead } from '../types.ts';
+import { upstreamError } from '../upstream/failure.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from './log.ts';
 import { assertRunReadable, resolveLatest } from './runs.ts';
-import { isRecord } from './upstream.ts';
+import { getFromDagu, isRecord } from './upstream.ts';
 
 /**
  * `step_log`: the stdout and stderr of one step of a root run, a child run, or (Dagu 2.x only) a body
@@ -189,7 +189,7 @@ async function confirmForeachBodyStep(
 ): Promise<void> {
   const { bodyStepName = '', item = '' } = request.fields;
   const { bodyStepName: _bodyStep, ...itemParams } = params;
-  const response = await dagu.get({ route: itemRoute, params: itemParams, signal });
+  const response = await getFromDagu(dagu, { route: itemRoute, params: itemParams, signal });
   if (response.status !== 200) throw upstreamFailure(response, request, { field: 'item' });
   if (!foreachItemHasBodyStep(response.body, bodyStepName)) {
     throw readError.notFound(`Body step ${bodyStepName} not found in foreach item ${item}.`);
@@ -235,7 +235,7 @@ const readStepLog: TargetHandler = async (request, deps, call) => {
 
   const statuses: number[] = [];
   const readPart = async (stream: LogStream): Promise<LogPart> => {
-    const response = await dagu.get({
+    const response = await getFromDagu(dagu, {
       route,
       params,
       query: [['stream', stream], ...plan.positioning],

@@ -1,9 +1,9 @@
 import { type Generation, normalizeResponse } from '../../dagu/dialect.ts';
-import { upstreamError } from '../../dagu/errors.ts';
-import type { DaguRequest, DaguResponse } from '../../dagu/types.ts';
+import type { DaguClient, DaguRequest, DaguResponse } from '../../dagu/types.ts';
 import { ReadError, readError } from '../errors.ts';
 import type { TargetDeps } from '../handler.ts';
 import type { CallContext, ResolvedRead } from '../types.ts';
+import { asReadError, upstreamError } from '../upstream/failure.ts';
 import { closeNames } from './suggest.ts';
 
 /**
@@ -28,8 +28,20 @@ export async function fetchAny(
   request: Omit<DaguRequest, 'signal'>,
 ): Promise<DaguResponse> {
   const signal = scope.call.signal;
-  const response = await scope.deps.dagu.get(signal === undefined ? request : { ...request, signal });
+  const response = await getFromDagu(
+    scope.deps.dagu,
+    signal === undefined ? request : { ...request, signal },
+  );
   return normalizeResponse(scope.deps.dagu.generation, response);
+}
+
+/** One GET whose client failures (unreachable, timeout, refused path…) arrive as the contract's errors. */
+export async function getFromDagu(dagu: DaguClient, request: DaguRequest): Promise<DaguResponse> {
+  try {
+    return await dagu.get(request);
+  } catch (error) {
+    throw asReadError(error);
+  }
 }
 
 /** The error for a non-success answer, in this read's context. */

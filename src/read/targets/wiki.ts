@@ -1,14 +1,14 @@
+import type { AccessPolicy } from '../../core/access.ts';
+import { ALL_WORKSPACES, DEFAULT_WORKSPACE, type ReadTarget } from '../../core/contract.ts';
 import { upstreamPair } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
 import { type ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
-import { ALL_WORKSPACES } from '../input/fields.ts';
 import { wikiPageUri } from '../input/uri.ts';
-import type { ReadTarget } from '../targets.ts';
-import type { AccessPolicy, ResolvedRead } from '../types.ts';
+import type { ResolvedRead } from '../types.ts';
 import { assertWorkspaceReadable } from './search.ts';
 import { isMissingRoute, upstreamFailure } from './step-log.ts';
-import { isRecord, malformedBody, optionalText } from './upstream.ts';
+import { getFromDagu, isRecord, malformedBody, optionalText } from './upstream.ts';
 
 const malformed = (what: string) => malformedBody('a Wiki read', what);
 
@@ -21,8 +21,6 @@ const malformed = (what: string) => malformedBody('a Wiki read', what);
  * `resource_unavailable`. Dagu 1.x has no Wiki at all (its router answers a plain-text 404 for every
  * `/wiki` route), so on generation 1 the three targets are `resource_unavailable` without a call.
  */
-
-const DEFAULT_WORKSPACE = 'default';
 
 export const WIKI_NEEDS_DAGU_2 =
   'The Wiki is served by Dagu 2.x only; the connected Dagu 1.x has no Wiki (no /wiki REST routes).';
@@ -279,7 +277,7 @@ const readWiki: TargetHandler = async (request, deps, call) => {
   if (prefix !== undefined) query.push(['prefix', prefix]);
   for (const pair of request.query?.params ?? [])
     if (WIKI_LIST_PARAMS.has(pair[0])) query.push(upstreamPair(pair));
-  const response = await deps.dagu.get({ route: '/wiki', query, signal: call.signal });
+  const response = await getFromDagu(deps.dagu, { route: '/wiki', query, signal: call.signal });
   if (response.status !== 200) throw wikiFailure(response, request);
   return { data: mapWikiList(response.body, workspace, call.access), upstreamStatus: response.status };
 };
@@ -293,7 +291,7 @@ const readWikiPage: TargetHandler = async (request, deps, call) => {
     throw readError.unauthorized(`The credential is not authorized to read workspace ${workspace}.`);
   }
   requireGeneration2(deps.dagu.generation);
-  const response = await deps.dagu.get({
+  const response = await getFromDagu(deps.dagu, {
     route: '/wiki/page',
     query: [
       ['workspace', workspace],
@@ -320,7 +318,7 @@ const readWikiSearch: TargetHandler = async (request, deps, call) => {
   if (prefix !== undefined) query.push(['prefix', prefix]);
   if (cursor !== undefined) query.push(['cursor', cursor]);
   if (limit !== undefined) query.push(['limit', String(limit)]);
-  const response = await deps.dagu.get({ route: '/search/wiki', query, signal: call.signal });
+  const response = await getFromDagu(deps.dagu, { route: '/search/wiki', query, signal: call.signal });
   if (response.status !== 200) throw wikiFailure(response, request);
   return { data: mapWikiSearch(response.body, workspace, call.access), upstreamStatus: response.status };
 };

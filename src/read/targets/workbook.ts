@@ -1,6 +1,24 @@
-import { readError } from '../errors.ts';
+import type { ErrorCode, ReadTarget } from '../../core/contract.ts';
+import { WorkbookError, type WorkbookFailureKind } from '../../workbook/errors.ts';
+import { ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
-import type { ReadTarget } from '../targets.ts';
+
+const CONTRACT_ERROR: Readonly<Record<WorkbookFailureKind, { code: ErrorCode; field?: string }>> = {
+  bad_path: { code: 'invalid_tool_input', field: 'path' },
+  bad_password: { code: 'invalid_tool_input', field: 'password' },
+  not_found: { code: 'resource_not_found' },
+  unreadable: { code: 'resource_unavailable' },
+  too_large: { code: 'resource_unavailable' },
+  failed: { code: 'internal_error' },
+};
+
+/** The contract's error for a failure of the workbook reader (workbook-profile.md, "Input and errors"). */
+export function readErrorFromWorkbook(error: WorkbookError): ReadError {
+  return new ReadError(
+    { ...CONTRACT_ERROR[error.kind], message: error.message },
+    error.cause === undefined ? {} : { cause: error.cause },
+  );
+}
 
 /**
  * `workbook`: profiles an .xlsx/.xlsm file on the gateway's host (spec/workbook-profile.md). The reader
@@ -11,7 +29,11 @@ export const workbookHandlers: Partial<Record<ReadTarget, TargetHandler>> = {
   workbook: async (request, deps, call) => {
     const path = request.fields.path;
     if (path === undefined) throw readError.invalidInput('The path field is required for target workbook.');
-    const model = await deps.workbook.read(path, request.fields.password, call.signal);
-    return { data: model as unknown as Record<string, unknown> };
+    try {
+      const model = await deps.workbook.read(path, request.fields.password, call.signal);
+      return { data: model as unknown as Record<string, unknown> };
+    } catch (error) {
+      throw error instanceof WorkbookError ? readErrorFromWorkbook(error) : error;
+    }
   },
 };

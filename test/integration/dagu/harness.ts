@@ -2,6 +2,8 @@
  * Calls the dags and runs target handlers directly against the real, seeded Dagu: input goes through
  * the real input layer (resolveReadInput), the handler gets the real Dagu client.
  */
+
+import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../../../src/core/access.ts';
 import { createDaguClient } from '../../../src/dagu/client.ts';
 import type { DaguClient } from '../../../src/dagu/types.ts';
 import { ReadError } from '../../../src/read/errors.ts';
@@ -9,8 +11,7 @@ import type { TargetHandler } from '../../../src/read/handler.ts';
 import { resolveReadInput } from '../../../src/read/input/index.ts';
 import { DAG_HANDLERS } from '../../../src/read/targets/dags.ts';
 import { RUN_HANDLERS } from '../../../src/read/targets/runs.ts';
-import type { AccessPolicy, ResolvedRead } from '../../../src/read/types.ts';
-import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
+import type { ResolvedRead } from '../../../src/read/types.ts';
 import { daguApi, type TestDagu } from '../../support/dagu.ts';
 import { depsOf } from '../../support/read-deps.ts';
 

@@ -4,14 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../../../src/core/access.ts';
 import { createDaguClient } from '../../../src/dagu/client.ts';
 import type { DaguClient } from '../../../src/dagu/types.ts';
 import { ReadError } from '../../../src/read/errors.ts';
 import { resolveReadInput } from '../../../src/read/input/index.ts';
 import { searchHandlers } from '../../../src/read/targets/search.ts';
 import { wikiHandlers } from '../../../src/read/targets/wiki.ts';
-import type { AccessPolicy } from '../../../src/read/types.ts';
-import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
 import { daguApi, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { depsOf } from '../../support/read-deps.ts';
 

@@ -4,14 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../../../src/core/access.ts';
 import { createDaguClient } from '../../../src/dagu/client.ts';
 import type { DaguClient } from '../../../src/dagu/types.ts';
 import { ReadError } from '../../../src/read/errors.ts';
 import { resolveReadInput } from '../../../src/read/input/index.ts';
 import { foreachHandlers } from '../../../src/read/targets/foreach.ts';
 import { stepLogHandlers } from '../../../src/read/targets/step-log.ts';
-import type { AccessPolicy, ResolvedRead } from '../../../src/read/types.ts';
-import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
+import type { ResolvedRead } from '../../../src/read/types.ts';
 import { daguApi, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { depsOf } from '../../support/read-deps.ts';
 

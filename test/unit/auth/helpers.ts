@@ -2,7 +2,7 @@ import { createHash, createHmac, type KeyObject, sign } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Log } from '../../../src/auth/log.ts';
+import type { Log } from '../../../src/core/log.ts';
 
 const b64url = (data: Buffer | string) => Buffer.from(data).toString('base64url');
 

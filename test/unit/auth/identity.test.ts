@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ANONYMOUS_IDENTITY, accessPolicyFor, type Identity } from '../../../src/auth/identity.ts';
-import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
+import { UNRESTRICTED_ACCESS } from '../../../src/core/access.ts';
 
 const identity = (extra: Partial<Identity>): Identity => ({
   kind: 'api_key',

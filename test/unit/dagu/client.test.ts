@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createDaguClient, expandRoute, generationOf, isPathStructure } from '../../../src/dagu/client.ts';
-import { upstreamError } from '../../../src/dagu/errors.ts';
+import { DaguError } from '../../../src/dagu/errors.ts';
 import type { DaguClient } from '../../../src/dagu/types.ts';
-import { ReadError } from '../../../src/read/errors.ts';
+import type { ReadError } from '../../../src/read/errors.ts';
+import { readErrorFromDagu, upstreamError } from '../../../src/read/upstream/failure.ts';
 import { FAULTS, type FaultServer, startFaultServer } from '../../support/fake-dagu-faults.ts';
 import { type RecordingServer, startRecordingServer } from '../../support/recording-server.ts';
 
@@ -14,12 +15,13 @@ const config = (url: string, extra: { token?: string; timeoutMs?: number; apiBas
   timeoutMs: extra.timeoutMs ?? 2000,
 });
 
+/** The contract error the read service makes of the client's rejection (a DaguError). */
 async function rejection(promise: Promise<unknown>): Promise<ReadError> {
   try {
     await promise;
   } catch (error) {
-    assert.ok(error instanceof ReadError, `expected a ReadError, got ${String(error)}`);
-    return error;
+    assert.ok(error instanceof DaguError, `expected a DaguError, got ${String(error)}`);
+    return readErrorFromDagu(error);
   }
   assert.fail('expected a rejection');
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { DEPRECATED_TARGET_ALIASES, READ_TARGETS, type ReadTarget } from '../../../src/core/contract.ts';
 import {
   FIELD_RULES,
   FIELD_SPECS,
@@ -12,7 +13,6 @@ import {
   TARGETS_WITH_TARGET_MODE_URI,
   type TargetField,
 } from '../../../src/read/input/index.ts';
-import { DEPRECATED_TARGET_ALIASES, READ_TARGETS, type ReadTarget } from '../../../src/read/targets.ts';
 
 // The contract's input table, transcribed independently of src: field → required / optional targets.
 const CONTRACT: Record<TargetField, { required: ReadTarget[]; optional: ReadTarget[] }> = {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { READ_TARGETS, type ReadTarget } from '../../../src/core/contract.ts';
 import type { ToolErrorObject } from '../../../src/read/errors.ts';
 import {
   FIELD_RULES,
@@ -8,7 +9,6 @@ import {
   TARGET_FIELDS,
   type TargetField,
 } from '../../../src/read/input/index.ts';
-import { READ_TARGETS, type ReadTarget } from '../../../src/read/targets.ts';
 import { assertError as assertErrorOf, type ExpectedError, errorOf } from '../../support/read-errors.ts';
 
 type Expected = ExpectedError;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { ReadTarget } from '../../../src/core/contract.ts';
 import {
   dagsSpecUri,
   dagsUri,
@@ -22,7 +23,6 @@ import {
   wikiPageUri,
   wikiUri,
 } from '../../../src/read/input/index.ts';
-import type { ReadTarget } from '../../../src/read/targets.ts';
 import type { ReadFields } from '../../../src/read/types.ts';
 import { assertError, type ExpectedError } from '../../support/read-errors.ts';
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { AccessPolicy } from '../../../src/core/access.ts';
 import type { ReadError } from '../../../src/read/errors.ts';
 import {
   foreachHandlers,
@@ -8,7 +9,7 @@ import {
   mapForeachItemList,
   sortForeachItems,
 } from '../../../src/read/targets/foreach.ts';
-import type { AccessPolicy, ReadFields, ResolvedRead } from '../../../src/read/types.ts';
+import type { ReadFields, ResolvedRead } from '../../../src/read/types.ts';
 import { depsOf, fakeDagu, OPEN } from '../../support/read-deps.ts';
 import { rejectsWith } from '../../support/read-errors.ts';
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../../../src/core/access.ts';
 import type { ReadError } from '../../../src/read/errors.ts';
 import {
   decodeLegacyCursor,
@@ -10,8 +11,7 @@ import {
   quoteGoRegexp,
   searchHandlers,
 } from '../../../src/read/targets/search.ts';
-import type { AccessPolicy, ReadFields, ResolvedRead } from '../../../src/read/types.ts';
-import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
+import type { ReadFields, ResolvedRead } from '../../../src/read/types.ts';
 import { depsOf, fakeDagu, OPEN } from '../../support/read-deps.ts';
 import { rejectsWith } from '../../support/read-errors.ts';
 

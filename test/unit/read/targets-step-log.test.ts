@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { AccessPolicy } from '../../../src/core/access.ts';
 import type { DaguRequest, DaguResponse } from '../../../src/dagu/types.ts';
 import type { ReadError } from '../../../src/read/errors.ts';
 import { EMPTY_LOG, parseLogBody } from '../../../src/read/targets/log.ts';
@@ -11,7 +12,7 @@ import {
   planStepLog,
   stepLogHandlers,
 } from '../../../src/read/targets/step-log.ts';
-import type { AccessPolicy, ReadFields, ReadQuery, ResolvedRead } from '../../../src/read/types.ts';
+import type { ReadFields, ReadQuery, ResolvedRead } from '../../../src/read/types.ts';
 import { depsOf, fakeDagu, OPEN, type Responder } from '../../support/read-deps.ts';
 import { rejectsWith } from '../../support/read-errors.ts';
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../../../src/core/access.ts';
 import type { ReadError } from '../../../src/read/errors.ts';
 import { wikiPageUri } from '../../../src/read/input/uri.ts';
 import {
@@ -10,8 +11,7 @@ import {
   mapWikiSearch,
   wikiHandlers,
 } from '../../../src/read/targets/wiki.ts';
-import type { AccessPolicy, ReadFields, ResolvedRead } from '../../../src/read/types.ts';
-import { UNRESTRICTED_ACCESS } from '../../../src/read/types.ts';
+import type { ReadFields, ResolvedRead } from '../../../src/read/types.ts';
 import { depsOf, fakeDagu, OPEN } from '../../support/read-deps.ts';
 import { rejectsWith } from '../../support/read-errors.ts';
 

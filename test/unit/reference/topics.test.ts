@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ERROR_CODES } from '../../../src/read/errors.ts';
-import { READ_TARGETS } from '../../../src/read/targets.ts';
+import { ERROR_CODES, READ_TARGETS } from '../../../src/core/contract.ts';
 import { findReferenceTopic, REFERENCE_TOPICS } from '../../../src/reference/topics.ts';
 
 const EXPECTED: ReadonlyArray<{ name: string; heading: string; mustContain: readonly string[] }> = [

@@ -22,7 +22,7 @@ const figures = JSON.parse(
 
 // Ratchet: each limit only ever goes down, to 0 (and 400 lines) once issue 7 is done.
 const LIMITS = {
-  upwardImports: 10,
+  upwardImports: 0,
   targetModuleImports: 6,
   generationChecksOutsideDialect: 6,
   longestLines: 505,

@@ -10,9 +10,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type GatewayConfig, loadConfig } from '../../../src/config.ts';
-import { ReadError } from '../../../src/read/errors.ts';
 import { createWorkbookReader, type WorkbookReader } from '../../../src/workbook/index.ts';
 import { WorkerPool } from '../../../src/workbook/pool.ts';
+import { assertWorkbookError, type ExpectedWorkbookError } from '../../support/workbook-errors.ts';
 import { fixtureDir, writeLongSheet, writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 import { put, rawXlsx } from '../../support/workbook-fixtures-zip.ts';
 
@@ -31,16 +31,9 @@ function reader(options: Partial<GatewayConfig['workbook']> = {}): WorkbookReade
   return created;
 }
 
-async function expectError(
-  promise: Promise<unknown>,
-  expected: { code: string; message: string | RegExp; field?: string },
-): Promise<void> {
+async function expectError(promise: Promise<unknown>, expected: ExpectedWorkbookError): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof ReadError, String(error));
-    assert.equal(error.code, expected.code);
-    if (typeof expected.message === 'string') assert.equal(error.message, expected.message);
-    else assert.match(error.message, expected.message);
-    assert.equal(error.field, expected.field);
+    assertWorkbookError(error, expected);
     return true;
   });
 }

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../../src/config.ts';
-import { ReadError } from '../../../src/read/errors.ts';
 import type { WorkbookModel } from '../../../src/workbook/model.ts';
 import { readWorkbook } from '../../../src/workbook/read-workbook.ts';
+import { workbookReadError } from '../../support/workbook-errors.ts';
 import { fixtureDir } from '../../support/workbook-fixtures.ts';
 import {
   PYTHON_PASSWORD,
@@ -142,8 +142,8 @@ describe('openpyxl and msoffcrypto-tool files', { skip }, () => {
   it('decrypts msoffcrypto-tool agile encryption to the same profile', async () => {
     const decrypted = await read('msoffcrypto.xlsx', PYTHON_PASSWORD);
     assert.deepEqual(decrypted.sheets, plain.sheets);
-    await assert.rejects(read('msoffcrypto.xlsx', 'pa55 word'), (error: unknown) => {
-      assert.ok(error instanceof ReadError);
+    await assert.rejects(read('msoffcrypto.xlsx', 'pa55 word'), (thrown: unknown) => {
+      const error = workbookReadError(thrown);
       assert.equal(error.message, 'msoffcrypto.xlsx: workbook password is missing or incorrect');
       assert.equal(error.field, 'password');
       return true;

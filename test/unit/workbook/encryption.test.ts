@@ -9,10 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import CFB from 'cfb';
 import officeCrypto from 'officecrypto-tool';
 import { loadConfig } from '../../../src/config.ts';
-import { ReadError } from '../../../src/read/errors.ts';
 import { inspectEncryptionInfo } from '../../../src/workbook/encryption.ts';
 import type { WorkbookBounds, WorkbookModel } from '../../../src/workbook/model.ts';
 import { readWorkbook } from '../../../src/workbook/read-workbook.ts';
+import { assertWorkbookError, type ExpectedWorkbookError } from '../../support/workbook-errors.ts';
 import { fixtureDir, writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 import { put } from '../../support/workbook-fixtures-zip.ts';
 
@@ -29,16 +29,9 @@ function read(file: string, password: string | undefined): Promise<WorkbookModel
   return readWorkbook({ path: file, name: path.basename(file), password, bounds: BOUNDS });
 }
 
-async function expectError(
-  promise: Promise<unknown>,
-  expected: { code: string; message: string | RegExp; field?: string },
-): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof ReadError, String(error));
-    assert.equal(error.code, expected.code);
-    if (typeof expected.message === 'string') assert.equal(error.message, expected.message);
-    else assert.match(error.message, expected.message);
-    assert.equal(error.field, expected.field);
+async function expectError(promise: Promise<unknown>, expected: ExpectedWorkbookError): Promise<void> {
+  await assert.rejects(promise, (thrown: unknown) => {
+    const error = assertWorkbookError(thrown, expected);
     assert.ok(!error.message.includes(PASSWORD));
     return true;
   });

@@ -1,4 +1,4 @@
-/** Hostile and broken inputs: each costs a fast, clean ReadError, never memory or time. */
+/** Hostile and broken inputs: each costs a fast, clean contract error, never memory or time. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdir, stat, symlink, truncate } from 'node:fs/promises';
@@ -6,9 +6,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import CFB from 'cfb';
 import { loadConfig } from '../../../src/config.ts';
-import { ReadError } from '../../../src/read/errors.ts';
+import { WorkbookError } from '../../../src/workbook/errors.ts';
 import type { WorkbookBounds } from '../../../src/workbook/model.ts';
 import { readWorkbook } from '../../../src/workbook/read-workbook.ts';
+import { assertWorkbookError, type ExpectedWorkbookError } from '../../support/workbook-errors.ts';
 import { fixtureDir, writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 import { put, rawXlsx, zip } from '../../support/workbook-fixtures-zip.ts';
 
@@ -25,10 +26,10 @@ async function file(data: Buffer | string, name = `f-${++counter}.xlsx`): Promis
   return put(path.join(dir, name), data);
 }
 
-/** Reads `file` and checks the ReadError (code, exact message or pattern, field) and that it came fast. */
+/** Reads `file` and checks the caller's error (code, exact message or pattern, field) and that it came fast. */
 async function expectFailure(
   target: string,
-  expected: { code: string; message: string | RegExp; field?: string },
+  expected: ExpectedWorkbookError,
   bounds: Partial<WorkbookBounds> = {},
   withinMs = 3000,
 ): Promise<void> {
@@ -41,11 +42,7 @@ async function expectFailure(
       bounds: { ...BOUNDS, ...bounds },
     }),
     (error: unknown) => {
-      assert.ok(error instanceof ReadError, String(error));
-      assert.equal(error.code, expected.code);
-      if (typeof expected.message === 'string') assert.equal(error.message, expected.message);
-      else assert.match(error.message, expected.message);
-      assert.equal(error.field, expected.field);
+      assertWorkbookError(error, expected);
       return true;
     },
   );
@@ -289,7 +286,7 @@ describe('a file swapped between the checks and the read', () => {
         bounds: BOUNDS,
       }),
       (error: unknown) =>
-        error instanceof ReadError && /changed while it was being opened/.test(error.message),
+        error instanceof WorkbookError && /changed while it was being opened/.test(error.message),
     );
     const same = await readWorkbook({
       path: checked,
