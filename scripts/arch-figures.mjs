@@ -33,7 +33,7 @@ export const TARGET_MODULE_DIR = 'read/targets';
 /** The one module allowed to compare Dagu generations. */
 export const DIALECT = 'dagu/dialect.ts';
 
-export const TARGET_HELPERS = new Set(['index.ts', 'upstream.ts', 'log.ts', 'suggest.ts']);
+export const TARGET_HELPERS = new Set(['index.ts']);
 
 function collect(dir, out = []) {
   for (const entry of readdirSync(dir)) {

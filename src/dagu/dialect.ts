@@ -3,7 +3,7 @@ import type { DaguResponse } from './types.ts';
 
 /**
  * Every difference between Dagu 1.x (REST under `/api/v2`, generation 1) and Dagu 2.x (`/api/v1`,
- * generation 2) that the dags and runs targets meet, in one place. Handlers ask this module what to
+ * generation 2) that the targets meet, in one place. Handlers ask this module what to
  * send and how to read the answer, and stay free of version checks.
  *
  * Differences handled (checked against Dagu 1.30.3's api.yaml, its handlers and a running 1.30.3, and
@@ -67,6 +67,30 @@ export function isMissingSchedulerLog(generation: Generation, response: DaguResp
   // 1.x hides the reason behind a generic 500 ("An unexpected error occurred"); a missing file is the
   // case Dagu's own MCP tool reads as an empty log.
   return generation === 1 && response.status === 500;
+}
+
+/**
+ * A failed step-log answer that means "the step exists but has no log file for this stream": 2.x says
+ * 404 "log file not found"; 1.x turns every error of its log reader (missing file, empty log path) into
+ * a JSON 500 `internal_error`, and nothing else in that handler yields a JSON 500 (a panic, e.g. on a
+ * missing `stream`, is an empty-bodied 500).
+ */
+export function isMissingStepLog(generation: Generation, response: DaguResponse): boolean {
+  const message = (response.body as { message?: unknown } | undefined)?.message;
+  if (response.status === 404) return typeof message === 'string' && /^log file not found/i.test(message);
+  return generation === 1 && response.status === 500 && upstreamCode(response.body) === 'internal_error';
+}
+
+// ---- features -------------------------------------------------------------------------------
+
+/**
+ * What only one generation serves: the Wiki, the DAG search feed (`GET /search/dags`; 1.x has the
+ * older `GET /dags/search`) and foreach steps with their REST routes exist on 2.x only.
+ */
+export type DaguFeature = 'wiki' | 'dagSearchFeed' | 'foreach';
+
+export function serves(generation: Generation, _feature: DaguFeature): boolean {
+  return generation === 2;
 }
 
 // ---- DAG list -------------------------------------------------------------------------------
@@ -259,6 +283,20 @@ export function applyRunListPlan<T extends RunSummaryLike>(
   return end < kept.length && local.filterKey !== undefined
     ? { runs: page, nextCursor: encodeGatewayCursor(end, local.filterKey) }
     : { runs: page };
+}
+
+/**
+ * The cursor of the next run-list page: 2.x's own (none for a `latest` read, which asks for one run),
+ * or on 1.x the gateway's cursor from applyRunListPlan.
+ */
+export function nextRunListCursor(
+  generation: Generation,
+  plan: RunListPlan,
+  upstreamCursor: string | undefined,
+  gatewayCursor: string | undefined,
+): string | undefined {
+  if (generation === 1) return gatewayCursor;
+  return plan.local.latestOnly ? undefined : upstreamCursor;
 }
 
 // ---- run details ----------------------------------------------------------------------------

@@ -12,22 +12,10 @@ import type { TargetHandler } from '../handler.ts';
 import { dagsSpecUri } from '../input/uri.ts';
 import { runStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
-import {
-  assertDagReadable,
-  dagFileName,
-  failure,
-  fetchAny,
-  integer,
-  type Json,
-  list,
-  listAllDagFiles,
-  object,
-  optionalText,
-  type ReadScope,
-  strings,
-  text,
-  withSuggestions,
-} from './upstream.ts';
+import { assertDagReadable } from '../upstream/access.ts';
+import { integer, type Json, list, object, optionalText, strings, text } from '../upstream/bodies.ts';
+import { dagFileName, listAllDagFiles, withSuggestions } from '../upstream/dags.ts';
+import { failure, fetchAny, isSuccess, type ReadScope } from '../upstream/fetch.ts';
 
 /**
  * `dags`, `dag` and `dag_spec` (dagu-rest-notes §1.3–1.5).
@@ -119,7 +107,7 @@ const readDags: TargetHandler = async (request, deps, call) => {
   const pagesLocally = plan.clientLabels.length > 0 || !call.access.unrestricted;
   if (!pagesLocally) {
     const response = await fetchAny(scope, { route: '/dags', query: plan.upstream });
-    if (response.status < 200 || response.status >= 300) throw failure(scope, response);
+    if (!isSuccess(response)) throw failure(scope, response);
     const body = object(response.body, 'the DAG list');
     const items = list(body.dags, 'dags').map((entry) => dagListItem(object(entry, 'a DAG entry')));
     return { data: { items, pagination: paginationOf(body.pagination) }, upstreamStatus: response.status };
@@ -162,8 +150,8 @@ async function fetchDag(scope: ReadScope, route: string): Promise<{ body: Json; 
     if (error instanceof ReadError) throw await withSuggestions(scope, error, name);
     throw error;
   }
-  if (response.status < 200 || response.status >= 300) {
-    throw await withSuggestions(scope, failure(scope, response, dagSubject(name)), name);
+  if (!isSuccess(response)) {
+    throw await withSuggestions(scope, failure(scope, response, { subject: dagSubject(name) }), name);
   }
   return { body: object(response.body, `the answer of ${route}`), status: response.status };
 }

@@ -1,22 +1,15 @@
 import type { ReadTarget } from '../../core/contract.ts';
-import { upstreamPair } from '../../dagu/dialect.ts';
+import { serves, upstreamPair } from '../../dagu/dialect.ts';
 import { readError } from '../errors.ts';
-import type { TargetDeps, TargetHandler } from '../handler.ts';
+import type { TargetHandler } from '../handler.ts';
 import { queryEscape } from '../input/percent.ts';
 import { foreachItemsUri, foreachItemUri, foreachStepLogUri, type RunRef } from '../input/uri.ts';
 import { nodeStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
-import type { CallContext, ResolvedRead } from '../types.ts';
-import { assertRunReadable } from './runs.ts';
-import {
-  FOREACH_NEEDS_DAGU_2,
-  FOREACH_ROUTES_MISSING,
-  isMissingRoute,
-  requireFields,
-  runRoute,
-  upstreamFailure,
-} from './step-log.ts';
-import { getFromDagu, isRecord, malformedBody, optionalText } from './upstream.ts';
+import { isRecord, malformedBody, optionalInteger, optionalText } from '../upstream/bodies.ts';
+import { FOREACH_NEEDS_DAGU_2, FOREACH_ROUTES_MISSING } from '../upstream/failure.ts';
+import { failure, fetchAny, isMissingRoute, type ReadScope } from '../upstream/fetch.ts';
+import { assertRunReadable, runOfRequest, runRoute } from '../upstream/runs.ts';
 
 const malformed = (what: string) => malformedBody('a foreach read', what);
 
@@ -33,12 +26,8 @@ const malformed = (what: string) => malformedBody('a foreach read', what);
 export const FOREACH_STATUS_BUCKETS = ['notStarted', 'running', 'succeeded', 'failed', 'aborted'] as const;
 export type ForeachCounts = Record<(typeof FOREACH_STATUS_BUCKETS)[number], number>;
 
-function integer(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
-}
-
 function statusOf(raw: Record<string, unknown>, what: string): { status: number; statusLabel: string } {
-  const status = integer(raw.status);
+  const status = optionalInteger(raw.status);
   if (status === undefined) throw malformed(`${what} without a numeric status`);
   return { status, statusLabel: nodeStatusLabel(status, raw.statusLabel) };
 }
@@ -73,7 +62,7 @@ type MappedItem = Record<string, unknown> & { item: string; index: number; statu
 function mapItemFields(raw: unknown): MappedItem {
   if (!isRecord(raw)) throw malformed('an item that is not an object');
   const item = typeof raw.item === 'string' && raw.item !== '' ? raw.item : undefined;
-  const index = integer(raw.index);
+  const index = optionalInteger(raw.index);
   if (item === undefined || index === undefined) throw malformed('an item without item path or index');
   const entry: MappedItem = {
     item,
@@ -92,14 +81,14 @@ export function mapForeachItemList(body: unknown, run: RunRef, stepName: string)
   if (!Array.isArray(items)) throw malformed('items is not an array');
   const rawCounts = isRecord(body.counts) ? body.counts : {};
   const counts = {} as ForeachCounts;
-  for (const bucket of FOREACH_STATUS_BUCKETS) counts[bucket] = integer(rawCounts[bucket]) ?? 0;
+  for (const bucket of FOREACH_STATUS_BUCKETS) counts[bucket] = optionalInteger(rawCounts[bucket]) ?? 0;
   const mapped = items.map((raw) => {
     const entry = mapItemFields(raw);
     entry.uri = foreachItemUri(run, stepName, entry.item);
     return entry;
   });
   return {
-    total: integer(body.total) ?? 0,
+    total: optionalInteger(body.total) ?? 0,
     counts,
     // Dagu already sorts; sorting again is a no-op on its pages and keeps the contract's order firm.
     items: sortForeachItems(mapped),
@@ -123,7 +112,7 @@ export function mapForeachBodyStep(
   const id = optionalText(raw.id);
   if (id !== undefined) step.id = id;
   addRecorded(step, raw);
-  const retryCount = integer(raw.retryCount);
+  const retryCount = optionalInteger(raw.retryCount);
   if (retryCount !== undefined && retryCount > 0) step.retryCount = retryCount;
   const foreachParent = optionalText(raw.foreachParent);
   if (foreachParent !== undefined) {
@@ -148,62 +137,47 @@ export function mapForeachItem(body: unknown, run: RunRef, stepName: string): Re
 
 const FOREACH_LIST_PARAMS = new Set(['parent', 'status', 'page', 'perPage']);
 
-function runRef(request: ResolvedRead): RunRef {
-  const { name = '', dagRunId = '', subRunId } = request.fields;
-  return subRunId === undefined ? { name, dagRunId } : { name, dagRunId, subRunId };
-}
-
-async function prepare(request: ResolvedRead, deps: TargetDeps, call: CallContext): Promise<void> {
-  requireFields(
-    request,
-    request.target === 'foreach_item'
-      ? ['name', 'dagRunId', 'stepName', 'item']
-      : ['name', 'dagRunId', 'stepName'],
-  );
-  await assertRunReadable({ request, deps, call });
-  if (deps.dagu.generation === 1) throw readError.unavailable(FOREACH_NEEDS_DAGU_2);
-}
-
-/** A Dagu 2.x older than the foreach REST routes (e.g. 2.15) answers them with its router's 404. */
-function routesMissing(): Error {
-  return readError.unavailable(FOREACH_ROUTES_MISSING);
+/** The allowlist check, then the generation check: Dagu 1.x has no foreach steps. */
+async function prepare(scope: ReadScope): Promise<RunRef> {
+  const run = runOfRequest(scope.request.fields);
+  await assertRunReadable(scope, run);
+  if (!serves(scope.deps.dagu.generation, 'foreach')) throw readError.unavailable(FOREACH_NEEDS_DAGU_2);
+  return run;
 }
 
 const readForeachItems: TargetHandler = async (request, deps, call) => {
-  await prepare(request, deps, call);
-  const run = runRoute(request.fields);
+  const scope: ReadScope = { request, deps, call };
+  const run = await prepare(scope);
+  const route = runRoute(run);
   const stepName = request.fields.stepName ?? '';
   const query = (request.query?.params ?? [])
     .filter(([key]) => FOREACH_LIST_PARAMS.has(key))
     .map(upstreamPair);
-  const response = await getFromDagu(deps.dagu, {
-    route: `${run.prefix}/steps/{stepName}/foreach`,
-    params: { ...run.params, stepName },
+  const response = await fetchAny(scope, {
+    route: `${route.prefix}/steps/{stepName}/foreach`,
+    params: { ...route.params, stepName },
     query,
-    signal: call.signal,
   });
-  if (isMissingRoute(response)) throw routesMissing();
+  // A Dagu 2.x older than the foreach REST routes (e.g. 2.15) answers them with its router's 404.
+  if (isMissingRoute(response)) throw readError.unavailable(FOREACH_ROUTES_MISSING);
   // A 400 here is Dagu refusing the `parent` path of the query.
-  if (response.status !== 200) throw upstreamFailure(response, request, { field: 'query' });
-  return {
-    data: mapForeachItemList(response.body, runRef(request), stepName),
-    upstreamStatus: response.status,
-  };
+  if (response.status !== 200) throw failure(scope, response, { field: 'query' });
+  return { data: mapForeachItemList(response.body, run, stepName), upstreamStatus: response.status };
 };
 
 const readForeachItem: TargetHandler = async (request, deps, call) => {
-  await prepare(request, deps, call);
-  const run = runRoute(request.fields);
+  const scope: ReadScope = { request, deps, call };
+  const run = await prepare(scope);
+  const route = runRoute(run);
   const stepName = request.fields.stepName ?? '';
-  const response = await getFromDagu(deps.dagu, {
-    route: `${run.prefix}/steps/{stepName}/foreach/{item}`,
-    params: { ...run.params, stepName, item: request.fields.item ?? '' },
-    signal: call.signal,
+  const response = await fetchAny(scope, {
+    route: `${route.prefix}/steps/{stepName}/foreach/{item}`,
+    params: { ...route.params, stepName, item: request.fields.item ?? '' },
   });
-  if (isMissingRoute(response)) throw routesMissing();
+  if (isMissingRoute(response)) throw readError.unavailable(FOREACH_ROUTES_MISSING);
   // A 400 here is Dagu refusing the item path.
-  if (response.status !== 200) throw upstreamFailure(response, request, { field: 'item' });
-  return { data: mapForeachItem(response.body, runRef(request), stepName), upstreamStatus: response.status };
+  if (response.status !== 200) throw failure(scope, response, { field: 'item' });
+  return { data: mapForeachItem(response.body, run, stepName), upstreamStatus: response.status };
 };
 
 export const foreachHandlers: Partial<Record<ReadTarget, TargetHandler>> = {

@@ -8,33 +8,20 @@ import {
   humanTaskOf,
   isForeachStep,
   isMissingSchedulerLog,
+  nextRunListCursor,
   planRunList,
   type RunListPlan,
 } from '../../dagu/dialect.ts';
-import { ReadError, readError } from '../errors.ts';
+import { type ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
 import { foreachItemsUri, type RunRef, runLogsUri, runUri, stepLogUri } from '../input/uri.ts';
 import { NODE_STATUS_WAITING, nodeStatusLabel, runStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
-import { EMPTY_LOG, type LogPart, parseLogBody } from './log.ts';
-import {
-  assertDagReadable,
-  dagExists,
-  dagFileName,
-  failure,
-  fetchAny,
-  fetchOk,
-  integer,
-  isSuccess,
-  type Json,
-  list,
-  listAllDagFiles,
-  object,
-  optionalText,
-  type ReadScope,
-  text,
-  withSuggestions,
-} from './upstream.ts';
+import { integer, type Json, list, object, optionalText, text } from '../upstream/bodies.ts';
+import { dagFileName, listAllDagFiles } from '../upstream/dags.ts';
+import { failure, fetchAny, fetchOk, isSuccess, type ReadScope } from '../upstream/fetch.ts';
+import { EMPTY_LOG, type LogPart, parseLogBody } from '../upstream/log.ts';
+import { fetchRunDetails, runOfRequest, runSubject } from '../upstream/runs.ts';
 
 /**
  * `runs`, `run` (root and child) and `run_logs` (dagu-rest-notes §1.11–1.13).
@@ -56,8 +43,6 @@ import {
 
 /** Lines of the scheduler log returned when the caller gives no `tail`. */
 export const DEFAULT_RUN_LOG_TAIL = '500';
-
-const quoted = (value: string) => JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
 
 // ---- Dagu log paths in messages ---------------------------------------------------------------
 
@@ -268,79 +253,6 @@ export function buildRunLogs(details: Json, schedulerLog: LogPart): Json {
 
 // ---- handlers -------------------------------------------------------------------------------
 
-function runSubject(fields: { name?: string; dagRunId?: string; subRunId?: string }): string {
-  const root = `DAG-run ${quoted(fields.dagRunId ?? '')} of DAG ${quoted(fields.name ?? '')}`;
-  return fields.subRunId === undefined ? root : `Sub DAG-run ${quoted(fields.subRunId)} of ${root}`;
-}
-
-/** A not-found run: when the DAG itself does not exist, say so and suggest close names. */
-async function runNotFound(scope: ReadScope, error: ReadError): Promise<ReadError> {
-  const name = scope.request.fields.name ?? '';
-  if (error.code !== 'resource_not_found' || (await dagExists(scope, name))) return error;
-  const missingDag = new ReadError(
-    { ...error.toObject(), message: `DAG ${quoted(name)} does not exist.` },
-    { upstreamStatus: error.upstreamStatus, cause: error.cause },
-  );
-  return withSuggestions(scope, missingDag, name);
-}
-
-/** The id of the newest run of DAG `name` (`GET /dag-runs/{name}/latest`). */
-export async function resolveLatest(scope: ReadScope, name: string): Promise<string> {
-  let response: Awaited<ReturnType<typeof fetchAny>>;
-  try {
-    response = await fetchAny(scope, {
-      route: '/dag-runs/{name}/{dagRunId}',
-      params: { name, dagRunId: 'latest' },
-    });
-  } catch (error) {
-    if (error instanceof ReadError) throw await runNotFound(scope, error);
-    throw error;
-  }
-  if (!isSuccess(response))
-    throw await runNotFound(scope, failure(scope, response, runSubject(scope.request.fields)));
-  const details = object(object(response.body, 'the run details').dagRunDetails, 'dagRunDetails');
-  return text(details.dagRunId, 'dagRunDetails.dagRunId');
-}
-
-/**
- * The allowlist check of a read addressed by run: the run's DAG, and for a child run its own DAG
- * too, which takes one read of the child's details (only when the caller's access is restricted).
- */
-export async function assertRunReadable(scope: ReadScope): Promise<void> {
-  const { name = '', subRunId } = scope.request.fields;
-  assertDagReadable(scope, name);
-  if (subRunId !== undefined && !scope.call.access.unrestricted) await fetchRunDetails(scope);
-}
-
-/** `dagRunDetails` of the addressed root or child run. */
-async function fetchRunDetails(scope: ReadScope): Promise<{ details: Json; status: number }> {
-  const { name = '', subRunId } = scope.request.fields;
-  let { dagRunId = '' } = scope.request.fields;
-  assertDagReadable(scope, name);
-  // Dagu resolves `latest` for a root run but not for the root of a sub run: resolve it first.
-  if (subRunId !== undefined && dagRunId === 'latest') dagRunId = await resolveLatest(scope, name);
-  const route =
-    subRunId === undefined
-      ? '/dag-runs/{name}/{dagRunId}'
-      : '/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subRunId}';
-  const params: Record<string, string> = { name, dagRunId };
-  if (subRunId !== undefined) params.subRunId = subRunId;
-  let response: Awaited<ReturnType<typeof fetchAny>>;
-  try {
-    response = await fetchAny(scope, { route, params });
-  } catch (error) {
-    if (error instanceof ReadError) throw await runNotFound(scope, error);
-    throw error;
-  }
-  if (!isSuccess(response))
-    throw await runNotFound(scope, failure(scope, response, runSubject(scope.request.fields)));
-  const body = object(response.body, 'the run details');
-  const details = object(body.dagRunDetails, 'dagRunDetails');
-  // A child run belongs to its own DAG, which the caller must be allowed to read as well.
-  if (subRunId !== undefined) assertDagReadable(scope, text(details.name, 'dagRunDetails.name'));
-  return { details, status: response.status };
-}
-
 function cursorProblem(scope: ReadScope, error: CursorError): ReadError {
   return scope.request.mode === 'uri'
     ? readError.invalidUri(error.message, { field: 'uri' })
@@ -371,27 +283,27 @@ const readRuns: TargetHandler = async (request, deps, call) => {
     .filter((item) => call.access.canReadDag(item.name));
   const result = applyRunListPlan(plan, readable, labelled);
   const data: Json = { items: result.runs };
-  const nextCursor =
-    deps.dagu.generation === 2
-      ? plan.local.latestOnly
-        ? undefined
-        : optionalText(body.nextCursor)
-      : result.nextCursor;
+  const nextCursor = nextRunListCursor(
+    deps.dagu.generation,
+    plan,
+    optionalText(body.nextCursor),
+    result.nextCursor,
+  );
   if (nextCursor !== undefined) data.nextCursor = nextCursor;
   return { data, upstreamStatus: status };
 };
 
 const readRun: TargetHandler = async (request, deps, call) => {
   const scope: ReadScope = { request, deps, call };
-  const { details, status } = await fetchRunDetails(scope);
-  const { name = '', dagRunId = '', subRunId } = request.fields;
-  const requested = subRunId === undefined ? { name, dagRunId } : { name, dagRunId, subRunId };
-  return { data: buildRunDetail(details, requested), upstreamStatus: status };
+  const run = runOfRequest(request.fields);
+  const { details, status } = await fetchRunDetails(scope, run);
+  return { data: buildRunDetail(details, run), upstreamStatus: status };
 };
 
 const readRunLogs: TargetHandler = async (request, deps, call) => {
   const scope: ReadScope = { request, deps, call };
-  const { details } = await fetchRunDetails(scope);
+  const run = runOfRequest(request.fields);
+  const { details } = await fetchRunDetails(scope, run);
   const tail = request.query?.params.find(([key]) => key === 'tail')?.[1] ?? DEFAULT_RUN_LOG_TAIL;
   // The resolved id keeps both reads on the same run even when `latest` moves in between.
   const params = {
@@ -406,7 +318,7 @@ const readRunLogs: TargetHandler = async (request, deps, call) => {
   let log: LogPart;
   if (isSuccess(response)) log = parseLogBody(response.body);
   else if (isMissingSchedulerLog(deps.dagu.generation, response)) log = { ...EMPTY_LOG };
-  else throw failure(scope, response, runSubject(request.fields));
+  else throw failure(scope, response, { subject: runSubject(run) });
   return { data: buildRunLogs(details, log), upstreamStatus: response.status };
 };
 

@@ -1,12 +1,13 @@
 import type { AccessPolicy } from '../../core/access.ts';
 import { ALL_WORKSPACES, DEFAULT_WORKSPACE, type ReadTarget } from '../../core/contract.ts';
+import { serves } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
 import { type ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
 import { dagsSpecUri } from '../input/uri.ts';
-import type { ResolvedRead } from '../types.ts';
-import { isMissingRoute, upstreamFailure } from './step-log.ts';
-import { getFromDagu, isRecord, malformedBody, optionalText } from './upstream.ts';
+import { assertWorkspaceReadable } from '../upstream/access.ts';
+import { isRecord, malformedBody, optionalText } from '../upstream/bodies.ts';
+import { failure, fetchAny, isMissingRoute, messageOf, type ReadScope } from '../upstream/fetch.ts';
 
 const malformed = (what: string) => malformedBody('a DAG search', what);
 
@@ -184,48 +185,31 @@ export function mapLegacyDagSearch(
   return data;
 }
 
-/** A workspace the caller names explicitly and may not read is refused, not silently emptied. */
-export function assertWorkspaceReadable(
-  request: ResolvedRead,
-  access: AccessPolicy,
-  workspace: string,
-): void {
-  if (workspace === ALL_WORKSPACES || access.canReadWorkspace(workspace)) return;
-  throw readError.unauthorized(`The credential is not authorized to read workspace ${workspace}.`, {
-    target: request.target,
-  });
-}
-
-function searchFailure(response: DaguResponse, request: ResolvedRead): ReadError {
+function searchFailure(scope: ReadScope, response: DaguResponse): ReadError {
   if (isMissingRoute(response)) {
     return readError.unavailable(
       'The connected Dagu does not serve DAG search (GET /search/dags); dag_search needs a Dagu release that has it.',
-      { target: request.target },
+      { target: scope.request.target },
     );
   }
   // A 400 here is Dagu refusing the search text or (2.x) a cursor of another search.
-  const message =
-    isRecord(response.body) && typeof response.body.message === 'string' ? response.body.message : '';
-  return upstreamFailure(response, request, { field: /cursor/i.test(message) ? 'cursor' : 'search' });
+  return failure(scope, response, { field: /cursor/i.test(messageOf(response)) ? 'cursor' : 'search' });
 }
 
 const readDagSearch: TargetHandler = async (request, deps, call) => {
+  const scope: ReadScope = { request, deps, call };
   const search = request.fields.search;
   if (search === undefined)
     throw readError.internal('The search field reached the dag_search handler unset.');
   const workspace = request.fields.workspace ?? ALL_WORKSPACES;
-  assertWorkspaceReadable(request, call.access, workspace);
+  assertWorkspaceReadable(scope, workspace);
   const { cursor, limit } = request.fields;
 
-  if (deps.dagu.generation === 1) {
+  if (!serves(deps.dagu.generation, 'dagSearchFeed')) {
     // A stale or foreign cursor fails before any upstream work.
     if (cursor !== undefined) decodeLegacyCursor(cursor, search, workspace);
-    const response = await getFromDagu(deps.dagu, {
-      route: '/dags/search',
-      query: [['q', quoteGoRegexp(search)]],
-      signal: call.signal,
-    });
-    if (response.status !== 200) throw searchFailure(response, request);
+    const response = await fetchAny(scope, { route: '/dags/search', query: [['q', quoteGoRegexp(search)]] });
+    if (response.status !== 200) throw searchFailure(scope, response);
     return {
       data: mapLegacyDagSearch(response.body, { search, workspace, cursor, limit }, call.access),
       upstreamStatus: response.status,
@@ -238,8 +222,8 @@ const readDagSearch: TargetHandler = async (request, deps, call) => {
   ];
   if (cursor !== undefined) query.push(['cursor', cursor]);
   if (limit !== undefined) query.push(['limit', String(limit)]);
-  const response = await getFromDagu(deps.dagu, { route: '/search/dags', query, signal: call.signal });
-  if (response.status !== 200) throw searchFailure(response, request);
+  const response = await fetchAny(scope, { route: '/search/dags', query });
+  if (response.status !== 200) throw searchFailure(scope, response);
   return { data: mapDagSearchFeed(response.body, call.access), upstreamStatus: response.status };
 };
 

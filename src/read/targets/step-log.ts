@@ -1,12 +1,14 @@
 import type { ReadTarget } from '../../core/contract.ts';
-import type { DaguClient, DaguResponse } from '../../dagu/types.ts';
-import { ReadError, readError } from '../errors.ts';
+import { isMissingStepLog, serves } from '../../dagu/dialect.ts';
+import type { DaguResponse } from '../../dagu/types.ts';
+import { readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
-import type { ReadQuery, ResolvedRead } from '../types.ts';
-import { upstreamError } from '../upstream/failure.ts';
-import { EMPTY_LOG, type LogPart, parseLogBody } from './log.ts';
-import { assertRunReadable, resolveLatest } from './runs.ts';
-import { getFromDagu, isRecord } from './upstream.ts';
+import type { ReadQuery } from '../types.ts';
+import { isRecord } from '../upstream/bodies.ts';
+import { FOREACH_NEEDS_DAGU_2, FOREACH_ROUTES_MISSING } from '../upstream/failure.ts';
+import { failure, fetchAny, isMissingRoute, type ReadScope } from '../upstream/fetch.ts';
+import { EMPTY_LOG, type LogPart, parseLogBody } from '../upstream/log.ts';
+import { assertRunReadable, runOfRequest, runRoute, withLatestResolved } from '../upstream/runs.ts';
 
 /**
  * `step_log`: the stdout and stderr of one step of a root run, a child run, or (Dagu 2.x only) a body
@@ -74,10 +76,6 @@ export function buildStepLogData(
   };
 }
 
-function messageOf(body: unknown): string {
-  return isRecord(body) && typeof body.message === 'string' ? body.message : '';
-}
-
 /** How a non-200 answer of a step-log route reads. */
 export type LogFailure = 'missing' | 'ambiguous' | 'error';
 
@@ -93,21 +91,10 @@ export function classifyLogFailure(
   generation: 1 | 2,
   foreachBody: boolean,
 ): LogFailure {
-  if (response.status === 404 && /^log file not found/i.test(messageOf(response.body))) {
-    return foreachBody ? 'ambiguous' : 'missing';
-  }
-  // Dagu 1.x answers 404 for an unknown run or step and turns every error of the log reader
-  // (missing file, empty log path) into a JSON 500 `internal_error`; nothing else in that handler
-  // yields a JSON 500 (a panic, e.g. on a missing `stream`, is an empty-bodied 500).
-  if (
-    generation === 1 &&
-    response.status === 500 &&
-    isRecord(response.body) &&
-    response.body.code === 'internal_error'
-  ) {
-    return 'missing';
-  }
-  return 'error';
+  if (!isMissingStepLog(generation, response)) return 'error';
+  // The 2.x foreach body-log route says "log file not found" for a missing file, an unknown body step
+  // and an item without a record alike.
+  return foreachBody && response.status === 404 ? 'ambiguous' : 'missing';
 }
 
 /** Does a foreach item body (Dagu's `ForeachItem`) have a body step with this name or ID? */
@@ -118,99 +105,37 @@ export function foreachItemHasBodyStep(body: unknown, bodyStepName: string): boo
   );
 }
 
-/** The route prefix and `{…}` parameters of a root run, or of a child run under its root. */
-export function runRoute(fields: ResolvedRead['fields']): { prefix: string; params: Record<string, string> } {
-  const params: Record<string, string> = { name: fields.name ?? '', dagRunId: fields.dagRunId ?? '' };
-  if (fields.subRunId !== undefined) {
-    params.subRunId = fields.subRunId;
-    return { prefix: '/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subRunId}', params };
-  }
-  return { prefix: '/dag-runs/{name}/{dagRunId}', params };
-}
-
-/** Validation guarantees these fields; a handler reached without them is a gateway bug. */
-export function requireFields(
-  request: ResolvedRead,
-  names: ReadonlyArray<keyof ResolvedRead['fields']>,
-): void {
-  for (const name of names) {
-    if (request.fields[name] === undefined) {
-      throw readError.internal(`The ${String(name)} field reached the ${request.target} handler unset.`);
-    }
-  }
-}
-
-/**
- * Maps a failed Dagu answer like every target does (src/dagu/errors.ts), naming `field` on a 400 in
- * target mode when exactly one input field can have caused it.
- */
-export function upstreamFailure(
-  response: DaguResponse,
-  request: ResolvedRead,
-  options: { subject?: string; field?: string } = {},
-): ReadError {
-  const error = upstreamError(response, {
-    mode: request.mode,
-    target: request.target,
-    ...(options.subject !== undefined ? { subject: options.subject } : {}),
-  });
-  if (options.field === undefined || error.code !== 'invalid_tool_input' || error.field !== undefined)
-    return error;
-  return new ReadError(
-    { ...error.toObject(), field: options.field },
-    { upstreamStatus: error.upstreamStatus, cause: error.cause },
-  );
-}
-
-export const FOREACH_NEEDS_DAGU_2 =
-  'Foreach items are served by Dagu 2.x only (its foreach REST routes); the connected Dagu 1.x has no foreach steps.';
-
-export const FOREACH_ROUTES_MISSING =
-  'The connected Dagu does not serve the foreach REST routes (GET /dag-runs/{name}/{dagRunId}/steps/{stepName}/foreach…); foreach reads need a Dagu 2.x release that has them.';
-
-/**
- * A 404 from Dagu's router rather than from a handler: the route does not exist in this Dagu version.
- * Handlers answer JSON `{code, message}`; the router answers plain text ("404 page not found").
- */
-export function isMissingRoute(response: DaguResponse): boolean {
-  return response.status === 404 && (typeof response.body === 'string' || response.body === undefined);
-}
-
 /**
  * The 2.x body-log route cannot tell a missing file from an unknown item or body step; the item
  * record settles it: a body step that exists but has no file is an empty stream.
  */
 async function confirmForeachBodyStep(
-  dagu: DaguClient,
-  request: ResolvedRead,
+  scope: ReadScope,
   itemRoute: string,
   params: Record<string, string>,
-  signal: AbortSignal | undefined,
 ): Promise<void> {
-  const { bodyStepName = '', item = '' } = request.fields;
+  const { bodyStepName = '', item = '' } = scope.request.fields;
   const { bodyStepName: _bodyStep, ...itemParams } = params;
-  const response = await getFromDagu(dagu, { route: itemRoute, params: itemParams, signal });
-  if (response.status !== 200) throw upstreamFailure(response, request, { field: 'item' });
+  const response = await fetchAny(scope, { route: itemRoute, params: itemParams });
+  if (response.status !== 200) throw failure(scope, response, { field: 'item' });
   if (!foreachItemHasBodyStep(response.body, bodyStepName)) {
     throw readError.notFound(`Body step ${bodyStepName} not found in foreach item ${item}.`);
   }
 }
 
 const readStepLog: TargetHandler = async (request, deps, call) => {
-  requireFields(request, ['name', 'dagRunId', 'stepName']);
-  await assertRunReadable({ request, deps, call });
+  const scope: ReadScope = { request, deps, call };
+  const requested = runOfRequest(request.fields);
+  await assertRunReadable(scope, requested);
   const { item, bodyStepName } = request.fields;
   const foreachBody = item !== undefined && bodyStepName !== undefined;
-  const dagu = deps.dagu;
-  if (foreachBody && dagu.generation === 1) {
+  if (foreachBody && !serves(deps.dagu.generation, 'foreach')) {
     throw readError.unavailable(FOREACH_NEEDS_DAGU_2);
   }
 
-  const run = runRoute(request.fields);
-  const params: Record<string, string> = { ...run.params, stepName: request.fields.stepName ?? '' };
   // Dagu's log routes do not know `latest` (its run route does): read the newest run's id first.
-  if (params.dagRunId === 'latest')
-    params.dagRunId = await resolveLatest({ request, deps, call }, params.name ?? '');
+  const run = runRoute(await withLatestResolved(scope, requested));
+  const params: Record<string, string> = { ...run.params, stepName: request.fields.stepName ?? '' };
   const stepRoute = `${run.prefix}/steps/{stepName}`;
   let route = `${stepRoute}/log`;
   if (foreachBody) {
@@ -223,38 +148,30 @@ const readStepLog: TargetHandler = async (request, deps, call) => {
   // One item lookup settles an ambiguous 404 for both streams.
   let bodyStepCheck: Promise<void> | undefined;
   const confirmBodyStep = (): Promise<void> => {
-    bodyStepCheck ??= confirmForeachBodyStep(
-      dagu,
-      request,
-      `${stepRoute}/foreach/{item}`,
-      params,
-      call.signal,
-    );
+    bodyStepCheck ??= confirmForeachBodyStep(scope, `${stepRoute}/foreach/{item}`, params);
     return bodyStepCheck;
   };
 
   const statuses: number[] = [];
   const readPart = async (stream: LogStream): Promise<LogPart> => {
-    const response = await getFromDagu(dagu, {
+    const response = await fetchAny(scope, {
       route,
       params,
       query: [['stream', stream], ...plan.positioning],
-      signal: call.signal,
     });
     statuses.push(response.status);
     if (response.status === 200) return parseLogBody(response.body);
     if (foreachBody && isMissingRoute(response)) {
       throw readError.unavailable(FOREACH_ROUTES_MISSING);
     }
-    const failure = classifyLogFailure(response, dagu.generation, foreachBody);
-    if (failure === 'missing') return EMPTY_LOG;
-    if (failure === 'ambiguous') {
+    const failed = classifyLogFailure(response, deps.dagu.generation, foreachBody);
+    if (failed === 'missing') return EMPTY_LOG;
+    if (failed === 'ambiguous') {
       await confirmBodyStep();
       return EMPTY_LOG;
     }
-    throw upstreamFailure(response, request);
+    throw failure(scope, response);
   };
-
   const parts = await Promise.all(plan.streams.map(readPart));
   const byStream: Partial<Record<LogStream, LogPart>> = {};
   plan.streams.forEach((stream, index) => {

@@ -1,14 +1,15 @@
 import type { AccessPolicy } from '../../core/access.ts';
 import { ALL_WORKSPACES, DEFAULT_WORKSPACE, type ReadTarget } from '../../core/contract.ts';
-import { upstreamPair } from '../../dagu/dialect.ts';
+import { serves, upstreamPair } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
 import { type ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
 import { wikiPageUri } from '../input/uri.ts';
 import type { ResolvedRead } from '../types.ts';
-import { assertWorkspaceReadable } from './search.ts';
-import { isMissingRoute, upstreamFailure } from './step-log.ts';
-import { getFromDagu, isRecord, malformedBody, optionalText } from './upstream.ts';
+import { assertWorkspaceReadable } from '../upstream/access.ts';
+import { isRecord, malformedBody, optionalText } from '../upstream/bodies.ts';
+import { WIKI_NEEDS_DAGU_2 } from '../upstream/failure.ts';
+import { failure, fetchAny, isMissingRoute, messageOf, type ReadScope } from '../upstream/fetch.ts';
 
 const malformed = (what: string) => malformedBody('a Wiki read', what);
 
@@ -21,9 +22,6 @@ const malformed = (what: string) => malformedBody('a Wiki read', what);
  * `resource_unavailable`. Dagu 1.x has no Wiki at all (its router answers a plain-text 404 for every
  * `/wiki` route), so on generation 1 the three targets are `resource_unavailable` without a call.
  */
-
-export const WIKI_NEEDS_DAGU_2 =
-  'The Wiki is served by Dagu 2.x only; the connected Dagu 1.x has no Wiki (no /wiki REST routes).';
 
 function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback;
@@ -218,21 +216,18 @@ export function isWikiUnavailable(response: DaguResponse): boolean {
   );
 }
 
-function wikiFailure(response: DaguResponse, request: ResolvedRead): ReadError {
+function wikiFailure(scope: ReadScope, response: DaguResponse): ReadError {
   if (isWikiUnavailable(response)) {
     return readError.unavailable(
       'The connected Dagu has no Wiki store (Wiki page management is not available).',
-      {
-        target: request.target,
-      },
+      { target: scope.request.target },
     );
   }
   if (isMissingRoute(response)) {
     return readError.unavailable('The connected Dagu does not serve the Wiki REST routes (GET /wiki…).');
   }
   // A 400 names the parameter Dagu refused; map it to the input field when one clearly caused it.
-  const message =
-    isRecord(response.body) && typeof response.body.message === 'string' ? response.body.message : '';
+  const message = messageOf(response);
   const field = /cursor/i.test(message)
     ? 'cursor'
     : /prefix/i.test(message)
@@ -240,11 +235,11 @@ function wikiFailure(response: DaguResponse, request: ResolvedRead): ReadError {
       : /workspace/i.test(message)
         ? 'workspace'
         : undefined;
-  return upstreamFailure(response, request, field === undefined ? {} : { field });
+  return failure(scope, response, field === undefined ? {} : { field });
 }
 
-function requireGeneration2(generation: 1 | 2): void {
-  if (generation === 1) throw readError.unavailable(WIKI_NEEDS_DAGU_2);
+function requireWiki(scope: ReadScope): void {
+  if (!serves(scope.deps.dagu.generation, 'wiki')) throw readError.unavailable(WIKI_NEEDS_DAGU_2);
 }
 
 /**
@@ -269,47 +264,47 @@ export function effectivePrefix(request: ResolvedRead): string | undefined {
 const WIKI_LIST_PARAMS = new Set(['page', 'perPage', 'flat', 'sort', 'order']);
 
 const readWiki: TargetHandler = async (request, deps, call) => {
+  const scope: ReadScope = { request, deps, call };
   const workspace = request.fields.workspace ?? ALL_WORKSPACES;
-  assertWorkspaceReadable(request, call.access, workspace);
-  requireGeneration2(deps.dagu.generation);
+  assertWorkspaceReadable(scope, workspace);
+  requireWiki(scope);
   const prefix = effectivePrefix(request);
   const query: Array<[string, string]> = [['workspace', workspace]];
   if (prefix !== undefined) query.push(['prefix', prefix]);
   for (const pair of request.query?.params ?? [])
     if (WIKI_LIST_PARAMS.has(pair[0])) query.push(upstreamPair(pair));
-  const response = await getFromDagu(deps.dagu, { route: '/wiki', query, signal: call.signal });
-  if (response.status !== 200) throw wikiFailure(response, request);
+  const response = await fetchAny(scope, { route: '/wiki', query });
+  if (response.status !== 200) throw wikiFailure(scope, response);
   return { data: mapWikiList(response.body, workspace, call.access), upstreamStatus: response.status };
 };
 
 const readWikiPage: TargetHandler = async (request, deps, call) => {
+  const scope: ReadScope = { request, deps, call };
   const { workspace, path } = request.fields;
   if (workspace === undefined || path === undefined) {
     throw readError.internal('The workspace and path fields reached the wiki_page handler unset.');
   }
-  if (!call.access.canReadWorkspace(workspace)) {
-    throw readError.unauthorized(`The credential is not authorized to read workspace ${workspace}.`);
-  }
-  requireGeneration2(deps.dagu.generation);
-  const response = await getFromDagu(deps.dagu, {
+  assertWorkspaceReadable(scope, workspace);
+  requireWiki(scope);
+  const response = await fetchAny(scope, {
     route: '/wiki/page',
     query: [
       ['workspace', workspace],
       ['path', path],
     ],
-    signal: call.signal,
   });
-  if (response.status !== 200) throw wikiFailure(response, request);
+  if (response.status !== 200) throw wikiFailure(scope, response);
   return { data: mapWikiPage(response.body, workspace), upstreamStatus: response.status };
 };
 
 const readWikiSearch: TargetHandler = async (request, deps, call) => {
+  const scope: ReadScope = { request, deps, call };
   const search = request.fields.search;
   if (search === undefined)
     throw readError.internal('The search field reached the wiki_search handler unset.');
   const workspace = request.fields.workspace ?? ALL_WORKSPACES;
-  assertWorkspaceReadable(request, call.access, workspace);
-  requireGeneration2(deps.dagu.generation);
+  assertWorkspaceReadable(scope, workspace);
+  requireWiki(scope);
   const { prefix, cursor, limit } = request.fields;
   const query: Array<[string, string]> = [
     ['q', search],
@@ -318,8 +313,8 @@ const readWikiSearch: TargetHandler = async (request, deps, call) => {
   if (prefix !== undefined) query.push(['prefix', prefix]);
   if (cursor !== undefined) query.push(['cursor', cursor]);
   if (limit !== undefined) query.push(['limit', String(limit)]);
-  const response = await getFromDagu(deps.dagu, { route: '/search/wiki', query, signal: call.signal });
-  if (response.status !== 200) throw wikiFailure(response, request);
+  const response = await fetchAny(scope, { route: '/search/wiki', query });
+  if (response.status !== 200) throw wikiFailure(scope, response);
   return { data: mapWikiSearch(response.body, workspace, call.access), upstreamStatus: response.status };
 };
 

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DaguClient } from '../../../src/dagu/types.ts';
-import { EMPTY_LOG } from '../../../src/read/targets/log.ts';
+import { EMPTY_LOG } from '../../../src/read/upstream/log.ts';
 import { daguApi, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { clientFor, type Data, onlyDags, type Reader, RFC3339_MS, readerFor } from './harness.ts';
 

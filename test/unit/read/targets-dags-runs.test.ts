@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { dagListItem, latestRunOf, paginationOf } from '../../../src/read/targets/dags.ts';
-import { EMPTY_LOG, parseLogBody } from '../../../src/read/targets/log.ts';
 import {
   buildRunDetail,
   buildRunLogs,
@@ -10,7 +9,8 @@ import {
   redactLogPaths,
   runListItem,
 } from '../../../src/read/targets/runs.ts';
-import { boundedDistance, closeNames } from '../../../src/read/targets/suggest.ts';
+import { EMPTY_LOG, parseLogBody } from '../../../src/read/upstream/log.ts';
+import { boundedDistance, closeNames } from '../../../src/read/upstream/suggest.ts';
 
 // Bodies below are shaped exactly like Dagu 2.x's api/v1/api.yaml (v2.14): DAGFile, DAGRunSummary,
 // DAGRunDetails, Node, Step, SubDAGRun, HumanTaskConfig, ApprovalConfig, Log.

@@ -3,7 +3,6 @@ import { describe, test } from 'node:test';
 import type { AccessPolicy } from '../../../src/core/access.ts';
 import type { DaguRequest, DaguResponse } from '../../../src/dagu/types.ts';
 import type { ReadError } from '../../../src/read/errors.ts';
-import { EMPTY_LOG, parseLogBody } from '../../../src/read/targets/log.ts';
 import {
   buildStepLogData,
   classifyLogFailure,
@@ -13,6 +12,7 @@ import {
   stepLogHandlers,
 } from '../../../src/read/targets/step-log.ts';
 import type { ReadFields, ReadQuery, ResolvedRead } from '../../../src/read/types.ts';
+import { EMPTY_LOG, parseLogBody } from '../../../src/read/upstream/log.ts';
 import { depsOf, fakeDagu, OPEN, type Responder } from '../../support/read-deps.ts';
 import { rejectsWith } from '../../support/read-errors.ts';
 

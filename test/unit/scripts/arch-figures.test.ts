@@ -23,8 +23,8 @@ const figures = JSON.parse(
 // Ratchet: each limit only ever goes down, to 0 (and 400 lines) once issue 7 is done.
 const LIMITS = {
   upwardImports: 0,
-  targetModuleImports: 6,
-  generationChecksOutsideDialect: 6,
+  targetModuleImports: 0,
+  generationChecksOutsideDialect: 0,
   longestLines: 505,
 };
 
