@@ -21,6 +21,7 @@ export const LAYERS = [
   ['mcp'],
   ['http'],
   ['auth'],
+  ['observe.ts'],
   ['app.ts'],
   ['main.ts'],
 ];

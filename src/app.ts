@@ -1,6 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type AuditLog, createAuditLog } from './audit/audit-log.ts';
-import { redactArguments } from './audit/redact.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { accessPolicyFor } from './auth/identity.ts';
 import { authPlugin } from './auth/plugin.ts';
@@ -12,9 +11,9 @@ import { healthRoutes } from './http/health.ts';
 import { mcpRoute } from './http/mcp-route.ts';
 import { advertisedAuthorizationServers, protectedResourceRoutes } from './http/protected-resource.ts';
 import { hostOriginHook } from './http/security.ts';
-import type { OperationRecord } from './mcp/operations.ts';
 import { createMcpEndpoint } from './mcp/server.ts';
 import { createMetrics, type GatewayMetrics } from './metrics/metrics.ts';
+import { createOperationObserver } from './observe.ts';
 import { createReadService } from './read/service.ts';
 import { TARGET_HANDLERS } from './read/targets/index.ts';
 import { GATEWAY_VERSION } from './version.ts';
@@ -72,44 +71,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
   const workbook = createWorkbookReader(config.workbook);
   const reads = createReadService({ dagu, workbook }, TARGET_HANDLERS);
 
-  const observe = (record: OperationRecord) => {
-    const { outcome, request } = record;
-    const errorCode = outcome.ok ? undefined : outcome.error.code;
-    metrics.observeOperation({
-      method: record.method,
-      ...(record.tool ? { tool: record.tool } : {}),
-      ...(outcome.facts.target ? { target: outcome.facts.target } : {}),
-      ...(errorCode ? { errorType: errorCode } : {}),
-      ...(request?.protocolVersion ? { protocolVersion: request.protocolVersion } : {}),
-      durationSeconds: record.durationSeconds,
-    });
-    if (!outcome.ok && outcome.error.code === 'internal_error') {
-      app.log.error({ err: outcome.cause, requestId: request?.requestId }, 'read failed unexpectedly');
-    }
-    const fromArguments =
-      record.method === 'tools/call'
-        ? redactArguments(request?.rawArguments?.value)
-        : { uri: outcome.facts.uri };
-    audit.record({
-      ...fromArguments,
-      event: record.method === 'tools/call' ? 'mcp.tool_call' : 'mcp.resource_read',
-      requestId: request?.requestId ?? 'unknown',
-      ...(request
-        ? { identity: request.identity, identityKind: request.identityKind, role: request.role }
-        : {}),
-      ...(request?.clientName ? { clientName: request.clientName } : {}),
-      ...(request?.clientVersion ? { clientVersion: request.clientVersion } : {}),
-      ...(request?.protocolVersion ? { protocolVersion: request.protocolVersion } : {}),
-      method: record.method,
-      ...(record.tool ? { tool: record.tool } : {}),
-      ...(outcome.facts.target ? { target: outcome.facts.target } : {}),
-      ...(outcome.facts.uri ? { uri: outcome.facts.uri } : {}),
-      ...(outcome.facts.workbookPath ? { workbookPath: outcome.facts.workbookPath } : {}),
-      outcome: outcome.ok ? 'ok' : outcome.error.code,
-      durationMs: Math.round(record.durationSeconds * 1000),
-      ...(outcome.facts.upstreamStatus !== undefined ? { upstreamStatus: outcome.facts.upstreamStatus } : {}),
-    });
-  };
+  const observe = createOperationObserver({ metrics, audit, log: app.log });
 
   const endpoint = createMcpEndpoint({
     version: GATEWAY_VERSION,

@@ -1,22 +1,27 @@
+import { READ_INPUT_FIELDS, type ReadInputField } from '../core/contract.ts';
+
+/**
+ * Fields read specially: `path` goes to `path` or `workbookPath`, `uri` and `query` keep their query
+ * keys only, `limit` is a number, and `search`, `cursor` and `password` become flags.
+ */
+const REDUCED_FIELDS = ['path', 'uri', 'query', 'limit', 'search', 'cursor', 'password'] as const;
+type TextField = Exclude<ReadInputField, (typeof REDUCED_FIELDS)[number]>;
+
+/** Input fields copied as text (trimmed and cut); every other field is reduced below. */
+const TEXT_FIELDS = READ_INPUT_FIELDS.filter(
+  (field): field is TextField => !(REDUCED_FIELDS as readonly string[]).includes(field),
+);
+
 /**
  * What the audit log may say about a call's arguments. Built from the raw, unvalidated tool arguments,
  * so it must cope with anything: only known fields are read, only strings are copied (trimmed and cut),
  * and secrets or free text are reduced to flags: `password`, `search` and `cursor` values never appear,
  * and a `query` string contributes its keys only.
  */
-export interface AuditArgumentFields {
-  target?: string;
+export type AuditArgumentFields = { [Field in TextField]?: string } & {
   uri?: string;
-  name?: string;
-  dagRunId?: string;
-  subRunId?: string;
-  stepName?: string;
-  item?: string;
-  bodyStepName?: string;
-  workspace?: string;
   /** A wiki page path or prefix (a workbook's path goes to `workbookPath`). */
   path?: string;
-  prefix?: string;
   workbookPath?: string;
   limit?: number;
   hasSearch?: true;
@@ -24,7 +29,7 @@ export interface AuditArgumentFields {
   hasPassword?: true;
   /** Sorted, distinct query parameter names; `<invalid>` when the query cannot be parsed. */
   queryKeys?: string[];
-}
+};
 
 export const MAX_AUDIT_TEXT = 256;
 
@@ -63,18 +68,6 @@ export function splitAuditUri(uri: string): { uri: string; queryKeys?: string[] 
     queryKeys: queryKeysOf(withoutFragment.slice(question + 1)),
   };
 }
-
-const TEXT_FIELDS = [
-  'target',
-  'name',
-  'dagRunId',
-  'subRunId',
-  'stepName',
-  'item',
-  'bodyStepName',
-  'workspace',
-  'prefix',
-] as const;
 
 const present = (value: unknown) => value !== undefined && value !== null && value !== '';
 

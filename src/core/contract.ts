@@ -37,6 +37,31 @@ export function isReadTarget(value: string): value is ReadTarget {
   return (READ_TARGETS as readonly string[]).includes(value);
 }
 
+/** The `dagu_read` input fields: the target-mode fields a target may require a target may require, allow or forbid (all but `target` and `uri`). */
+export const TARGET_FIELDS = [
+  'name',
+  'dagRunId',
+  'subRunId',
+  'stepName',
+  'item',
+  'bodyStepName',
+  'query',
+  'workspace',
+  'path',
+  'password',
+  'search',
+  'prefix',
+  'cursor',
+  'limit',
+] as const;
+
+/** Every field the tool accepts, in the order of the contract's input table. */
+export const READ_INPUT_FIELDS = ['target', ...TARGET_FIELDS, 'uri'] as const;
+
+export type ReadInputField = (typeof READ_INPUT_FIELDS)[number];
+
+export type TargetField = (typeof TARGET_FIELDS)[number];
+
 /** The error codes of the `dagu_read` contract (Spec 021, "Errors"). */
 export const ERROR_CODES = [
   'unauthenticated',

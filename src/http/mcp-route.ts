@@ -8,7 +8,7 @@ import type {
   preHandlerHookHandler,
 } from 'fastify';
 import type { AccessPolicy } from '../core/access.ts';
-import { type McpRequestFacts, requestFacts } from '../mcp/request-context.ts';
+import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 
 const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
 
@@ -128,7 +128,7 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
         ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
       };
       reply.hijack();
-      await requestFacts.run(facts, () => nodeHandler(request.raw, reply.raw, lifted.body));
+      await requestSideChannel.run(facts, () => nodeHandler(request.raw, reply.raw, lifted.body));
     },
   });
   app.get(options.path, methodNotAllowed);

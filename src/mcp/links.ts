@@ -1,4 +1,4 @@
-import { resourceLinkFor as describeLink } from '../read/input/index.ts';
+import { describeResourceUri } from '../read/input/index.ts';
 
 export interface ResourceLinkContent {
   type: 'resource_link';
@@ -8,11 +8,12 @@ export interface ResourceLinkContent {
 }
 
 /**
- * The resource-link content item for a URI the read service returned. Every such URI is canonical, so a
- * URI without a shape in the contract's link table is a bug here, not a caller error.
+ * The resource-link content item for a URI the read service returned (the contract's resource-link
+ * table). Every such URI is canonical, so a URI without a shape in the table is a bug here, not a
+ * caller error.
  */
 export function resourceLinkFor(uri: string): ResourceLinkContent {
-  const link = describeLink(uri);
+  const link = describeResourceUri(uri);
   if (link === undefined) throw new Error(`no resource-link shape for a returned URI: ${uri}`);
-  return link;
+  return { type: 'resource_link', uri, name: link.name, mimeType: link.mimeType };
 }

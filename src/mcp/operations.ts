@@ -1,5 +1,5 @@
 import type { ReadOutcome } from '../read/service.ts';
-import type { McpRequestFacts } from './request-context.ts';
+import type { McpRequestFacts } from './request-side-channel.ts';
 
 /** One finished MCP operation that reached the read service; the app feeds it to audit and metrics. */
 export interface OperationRecord {

@@ -4,13 +4,12 @@ import {
   ProtocolErrorCode,
   type ReadResourceResult,
 } from '@modelcontextprotocol/server';
-import { UNRESTRICTED_ACCESS } from '../core/access.ts';
 import type { ErrorCode } from '../core/contract.ts';
 import type { ReadService } from '../read/service.ts';
 import { REFERENCE_TOPICS } from '../reference/topics.ts';
 import { resourceLinkFor } from './links.ts';
+import { observedRead } from './observed-read.ts';
 import type { OperationObserver } from './operations.ts';
-import { requestFacts } from './request-context.ts';
 
 const LOG_QUERY = '{?tail,head,offset,limit,stream}';
 const FOREACH_QUERY = '{?parent,status,page,perPage}';
@@ -107,20 +106,10 @@ export function registerResources(server: McpServer, reads: ReadService, observe
     resourceTemplates: RESOURCE_TEMPLATES,
   }));
   server.server.setRequestHandler('resources/read', async (request): Promise<ReadResourceResult> => {
-    const started = performance.now();
     const uri = request.params.uri;
-    const facts = requestFacts.getStore();
-    const outcome = await reads.readUri(uri, {
-      access: facts?.access ?? UNRESTRICTED_ACCESS,
-      ...(facts ? { signal: facts.signal } : {}),
-    });
-    observe({
-      method: 'resources/read',
-      tool: undefined,
-      outcome,
-      durationSeconds: (performance.now() - started) / 1000,
-      request: facts,
-    });
+    const outcome = await observedRead('resources/read', undefined, observe, (call) =>
+      reads.readUri(uri, call),
+    );
     if (!outcome.ok) {
       throw new ProtocolError(JSON_RPC_CODE[outcome.error.code], outcome.error.message, {
         ...outcome.error,

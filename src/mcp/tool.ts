@@ -5,13 +5,12 @@ import {
   type McpServer,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
-import { UNRESTRICTED_ACCESS } from '../core/access.ts';
 import { successText } from '../read/envelope.ts';
 import { READ_INPUT_SCHEMA } from '../read/input/index.ts';
 import type { ReadOutcome, ReadService } from '../read/service.ts';
 import { resourceLinkFor } from './links.ts';
+import { observedRead } from './observed-read.ts';
 import type { OperationObserver } from './operations.ts';
-import { requestFacts } from './request-context.ts';
 import { READ_OUTPUT_SCHEMA } from './schemas.ts';
 
 export const READ_TOOL_NAME = 'dagu_read';
@@ -60,21 +59,10 @@ export function registerReadTool(server: McpServer, reads: ReadService, observe:
       annotations: { readOnlyHint: true, openWorldHint: false, destructiveHint: false, idempotentHint: true },
     },
     async (sdkArguments: unknown) => {
-      const started = performance.now();
-      const facts = requestFacts.getStore();
-      // Validate what the caller sent, not what the SDK parsed (design §1b).
-      const raw = facts?.rawArguments ? facts.rawArguments.value : sdkArguments;
-      const outcome = await reads.read(raw, {
-        access: facts?.access ?? UNRESTRICTED_ACCESS,
-        ...(facts ? { signal: facts.signal } : {}),
-      });
-      observe({
-        method: 'tools/call',
-        tool: READ_TOOL_NAME,
-        outcome,
-        durationSeconds: (performance.now() - started) / 1000,
-        request: facts,
-      });
+      const outcome = await observedRead('tools/call', READ_TOOL_NAME, observe, (call, facts) =>
+        // Validate what the caller sent, not what the SDK parsed (design §1b).
+        reads.read(facts?.rawArguments ? facts.rawArguments.value : sdkArguments, call),
+      );
       return toToolResult(outcome);
     },
   );

@@ -1,23 +1,8 @@
 import type { AccessPolicy } from '../core/access.ts';
-import type { ReadTarget } from '../core/contract.ts';
+import type { ReadTarget, TargetField } from '../core/contract.ts';
 
 /** Effective (trimmed, non-empty) input fields after validation. `password` is kept exactly as supplied. */
-export interface ReadFields {
-  name?: string;
-  dagRunId?: string;
-  subRunId?: string;
-  stepName?: string;
-  item?: string;
-  bodyStepName?: string;
-  query?: string;
-  workspace?: string;
-  path?: string;
-  password?: string;
-  search?: string;
-  prefix?: string;
-  cursor?: string;
-  limit?: number;
-}
+export type ReadFields = { [Field in Exclude<TargetField, 'limit'>]?: string } & { limit?: number };
 
 /** A validated query: the raw string (echoed in URIs as given) and its parameters in order. */
 export interface ReadQuery {

@@ -1,34 +1,17 @@
-import { ALL_WORKSPACES, READ_TARGETS, type ReadTarget } from '../../core/contract.ts';
+import {
+  ALL_WORKSPACES,
+  READ_INPUT_FIELDS,
+  READ_TARGETS,
+  type ReadInputField,
+  type ReadTarget,
+  TARGET_FIELDS,
+  type TargetField,
+} from '../../core/contract.ts';
 
 /**
  * The field and target tables of Spec 021 ("Input" and "Target contracts"), as data.
  * Everything else in the input layer (validation, JSON schema, tests) is derived from these.
  */
-
-/** The target-mode fields a target may require, allow or forbid (all but `target` and `uri`). */
-export const TARGET_FIELDS = [
-  'name',
-  'dagRunId',
-  'subRunId',
-  'stepName',
-  'item',
-  'bodyStepName',
-  'query',
-  'workspace',
-  'path',
-  'password',
-  'search',
-  'prefix',
-  'cursor',
-  'limit',
-] as const;
-
-/** Every field the tool accepts, in the order of the contract's input table. */
-export const READ_INPUT_FIELDS = ['target', ...TARGET_FIELDS, 'uri'] as const;
-
-export type ReadInputField = (typeof READ_INPUT_FIELDS)[number];
-
-export type TargetField = (typeof TARGET_FIELDS)[number];
 
 /** Every field that belongs to target mode: combining any of them with `uri` is a mixed request. */
 export const TARGET_MODE_FIELDS = ['target', ...TARGET_FIELDS] as const satisfies readonly ReadInputField[];

@@ -1,32 +1,19 @@
-import { basename, extname } from 'node:path';
 import {
-  ALL_WORKSPACES,
   DEPRECATED_TARGET_ALIASES,
   isReadTarget,
   READ_TARGETS,
+  type ReadInputField,
   type ReadTarget,
+  TARGET_FIELDS,
+  type TargetField,
 } from '../../core/contract.ts';
 import { ReadError, readError } from '../errors.ts';
 import type { ReadFields, ReadQuery, ResolvedRead } from '../types.ts';
-import {
-  FIELD_RULES,
-  FIELD_SPECS,
-  isReadInputField,
-  LIMIT_RANGE,
-  type ReadInputField,
-  TARGET_FIELDS,
-  TARGET_MODE_FIELDS,
-  TARGET_SPECS,
-  type TargetField,
-} from './fields.ts';
-import { wikiPagePathProblem } from './page-path.ts';
-import { appendQueryParam, isQueryTarget, queryValues, shown, validateQuery } from './query.ts';
 import {
   dagsSpecUri,
   foreachItemsUri,
   foreachItemUri,
   foreachStepLogUri,
-  parseResourceUri,
   type RunRef,
   referenceUri,
   runLogsUri,
@@ -34,7 +21,11 @@ import {
   stepLogUri,
   wikiPageUri,
   wikiUri,
-} from './uri.ts';
+} from '../uri-shapes.ts';
+import { FIELD_RULES, FIELD_SPECS, isReadInputField, TARGET_MODE_FIELDS, TARGET_SPECS } from './fields.ts';
+import { appendQueryParam, isQueryTarget, queryValues, shown, validateQuery } from './query.ts';
+import { parseResourceUri } from './uri.ts';
+import { dotSegmentField, segmentNoun, VALUE_RULES_BY_TARGET } from './value-rules.ts';
 
 /**
  * Turns raw `dagu_read` arguments into a ResolvedRead, or throws the contract's ReadError.
@@ -221,75 +212,6 @@ function resolveTargetName(supplied: string): ReadTarget | undefined {
   return Object.hasOwn(DEPRECATED_TARGET_ALIASES, supplied) ? DEPRECATED_TARGET_ALIASES[supplied] : undefined;
 }
 
-type FieldValue = string | number;
-
-interface ValueRule {
-  field: TargetField;
-  targets: readonly ReadTarget[];
-  /** What is wrong with the value (completing "The {field} field …"), or undefined. */
-  problem: (value: FieldValue) => string | undefined;
-  /** The whole message instead of "The {field} field {problem} for target {target}.", where a spec words it. */
-  message?: (value: FieldValue) => string;
-}
-
-// The same test and wording as the workbook reader's own check (src/workbook/locate.ts), so the
-// answer does not depend on which layer sees the path first.
-const WORKBOOK_EXTENSIONS: ReadonlySet<string> = new Set(['.xlsx', '.xlsm']);
-
-// Value rules per field; each applies to the targets listed (the ones that allow the field).
-const VALUE_RULES: readonly ValueRule[] = [
-  {
-    field: 'limit',
-    targets: ['dag_search', 'wiki_search'],
-    problem: (value) =>
-      typeof value === 'number' && value >= LIMIT_RANGE.min && value <= LIMIT_RANGE.max
-        ? undefined
-        : `must be an integer from ${LIMIT_RANGE.min} through ${LIMIT_RANGE.max}`,
-  },
-  {
-    field: 'workspace',
-    targets: ['wiki_page'],
-    problem: (value) =>
-      value === ALL_WORKSPACES
-        ? `must name one workspace (default or a workspace name), not ${ALL_WORKSPACES}`
-        : undefined,
-  },
-  {
-    field: 'path',
-    targets: ['wiki_page'],
-    problem: (value) => {
-      const problem = wikiPagePathProblem(String(value));
-      return problem === undefined ? undefined : `must be a Wiki page path without .md: it ${problem}`;
-    },
-  },
-  {
-    field: 'path',
-    targets: ['workbook'],
-    problem: (value) =>
-      WORKBOOK_EXTENSIONS.has(extname(String(value)).toLowerCase())
-        ? undefined
-        : 'must name an .xlsx or .xlsm file',
-    // workbook-profile.md, "Input and errors": `<file name>: only .xlsx and .xlsm workbooks …`.
-    message: (value) =>
-      `${basename(String(value))}: only .xlsx and .xlsm workbooks are supported; save as .xlsx`,
-  },
-  {
-    field: 'prefix',
-    targets: ['wiki', 'wiki_search'],
-    problem: (value) => {
-      const problem = wikiPagePathProblem(String(value));
-      return problem === undefined ? undefined : `must be a Wiki page path prefix: it ${problem}`;
-    },
-  },
-];
-
-const VALUE_RULES_BY_TARGET: Readonly<Record<ReadTarget, readonly ValueRule[]>> = (() => {
-  const out = {} as Record<ReadTarget, readonly ValueRule[]>;
-  for (const target of READ_TARGETS)
-    out[target] = VALUE_RULES.filter((rule) => rule.targets.includes(target));
-  return out;
-})();
-
 const runOf = (fields: ReadFields): RunRef => ({
   name: fields.name!,
   dagRunId: fields.dagRunId!,
@@ -317,36 +239,6 @@ const TARGET_MODE_URI: Readonly<Partial<Record<ReadTarget, (fields: ReadFields, 
 export const TARGETS_WITH_TARGET_MODE_URI: readonly ReadTarget[] = Object.keys(
   TARGET_MODE_URI,
 ) as ReadTarget[];
-
-/**
- * Fields whose value is one path segment: of the `dagu://` URI (and of the Dagu route) for every
- * target that takes them. `workspace` is a segment only of the Wiki listing and page URIs; for the
- * search targets it is a filter, where an unknown workspace simply finds nothing.
- */
-const SEGMENT_FIELDS: ReadonlyArray<readonly [TargetField, readonly ReadTarget[] | 'all', string]> = [
-  ['name', 'all', 'DAG'],
-  ['dagRunId', 'all', 'DAG-run'],
-  ['subRunId', 'all', 'sub DAG-run'],
-  ['stepName', 'all', 'step'],
-  ['item', 'all', 'foreach item'],
-  ['bodyStepName', 'all', 'body step'],
-  ['workspace', ['wiki', 'wiki_page'], 'workspace'],
-];
-
-const isDotSegment = (value: unknown): boolean => value === '.' || value === '..';
-
-/** The first segment field (field-table order) whose value is `.` or `..`: it can never name anything. */
-function dotSegmentField(target: ReadTarget, fields: ReadFields): TargetField | undefined {
-  for (const [field, targets] of SEGMENT_FIELDS) {
-    if ((targets === 'all' || targets.includes(target)) && isDotSegment(fields[field])) return field;
-  }
-  return undefined;
-}
-
-function segmentNoun(target: ReadTarget, field: TargetField): string {
-  if (field === 'name' && target === 'reference') return 'reference topic';
-  return SEGMENT_FIELDS.find(([candidate]) => candidate === field)?.[2] ?? field;
-}
 
 function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
   const target = resolveTargetName(supplied);

@@ -9,13 +9,13 @@ import {
 import { scrubPaths } from '../../dagu/errors.ts';
 import { ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
-import { dagsSpecUri } from '../input/uri.ts';
 import { runStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
 import { assertDagReadable } from '../upstream/access.ts';
 import { integer, type Json, list, object, optionalText, strings, text } from '../upstream/bodies.ts';
 import { dagFileName, listAllDagFiles, withSuggestions } from '../upstream/dags.ts';
 import { failure, fetchAny, isSuccess, type ReadScope } from '../upstream/fetch.ts';
+import { dagsSpecUri } from '../uri-shapes.ts';
 
 /**
  * `dags`, `dag` and `dag_spec` (dagu-rest-notes §1.3–1.5).

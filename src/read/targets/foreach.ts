@@ -3,13 +3,13 @@ import { serves, upstreamPair } from '../../dagu/dialect.ts';
 import { readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
 import { queryEscape } from '../input/percent.ts';
-import { foreachItemsUri, foreachItemUri, foreachStepLogUri, type RunRef } from '../input/uri.ts';
 import { nodeStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
 import { isRecord, malformedBody, optionalInteger, optionalText } from '../upstream/bodies.ts';
 import { FOREACH_NEEDS_DAGU_2, FOREACH_ROUTES_MISSING } from '../upstream/failure.ts';
 import { failure, fetchAny, isMissingRoute, type ReadScope } from '../upstream/fetch.ts';
 import { assertRunReadable, runOfRequest, runRoute } from '../upstream/runs.ts';
+import { foreachItemsUri, foreachItemUri, foreachStepLogUri, type RunRef } from '../uri-shapes.ts';
 
 const malformed = (what: string) => malformedBody('a foreach read', what);
 

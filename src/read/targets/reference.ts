@@ -2,7 +2,8 @@ import type { ReadTarget } from '../../core/contract.ts';
 import { findReferenceTopic, REFERENCE_TOPICS } from '../../reference/topics.ts';
 import { readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
-import { DEFAULT_REFERENCE_TOPIC, referenceUri } from '../input/index.ts';
+import { DEFAULT_REFERENCE_TOPIC } from '../input/index.ts';
+import { referenceUri } from '../uri-shapes.ts';
 
 const MARKDOWN = 'text/markdown';
 

@@ -14,7 +14,6 @@ import {
 } from '../../dagu/dialect.ts';
 import { type ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
-import { foreachItemsUri, type RunRef, runLogsUri, runUri, stepLogUri } from '../input/uri.ts';
 import { NODE_STATUS_WAITING, nodeStatusLabel, runStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
 import { integer, type Json, list, object, optionalText, text } from '../upstream/bodies.ts';
@@ -22,6 +21,7 @@ import { dagFileName, listAllDagFiles } from '../upstream/dags.ts';
 import { failure, fetchAny, fetchOk, isSuccess, type ReadScope } from '../upstream/fetch.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from '../upstream/log.ts';
 import { fetchRunDetails, runOfRequest, runSubject } from '../upstream/runs.ts';
+import { foreachItemsUri, type RunRef, runLogsUri, runUri, stepLogUri } from '../uri-shapes.ts';
 
 /**
  * `runs`, `run` (root and child) and `run_logs` (dagu-rest-notes §1.11–1.13).

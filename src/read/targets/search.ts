@@ -4,10 +4,10 @@ import { serves } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
 import { type ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
-import { dagsSpecUri } from '../input/uri.ts';
 import { assertWorkspaceReadable } from '../upstream/access.ts';
 import { isRecord, malformedBody, optionalText } from '../upstream/bodies.ts';
 import { failure, fetchAny, isMissingRoute, messageOf, type ReadScope } from '../upstream/fetch.ts';
+import { dagsSpecUri } from '../uri-shapes.ts';
 
 const malformed = (what: string) => malformedBody('a DAG search', what);
 

@@ -4,12 +4,12 @@ import { serves, upstreamPair } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
 import { type ReadError, readError } from '../errors.ts';
 import type { TargetHandler } from '../handler.ts';
-import { wikiPageUri } from '../input/uri.ts';
 import type { ResolvedRead } from '../types.ts';
 import { assertWorkspaceReadable } from '../upstream/access.ts';
 import { isRecord, malformedBody, optionalText } from '../upstream/bodies.ts';
 import { WIKI_NEEDS_DAGU_2 } from '../upstream/failure.ts';
 import { failure, fetchAny, isMissingRoute, messageOf, type ReadScope } from '../upstream/fetch.ts';
+import { wikiPageUri } from '../uri-shapes.ts';
 
 const malformed = (what: string) => malformedBody('a Wiki read', what);
 

@@ -1,5 +1,5 @@
 import { ReadError } from '../errors.ts';
-import type { RunRef } from '../input/uri.ts';
+import type { RunRef } from '../uri-shapes.ts';
 import { assertDagReadable } from './access.ts';
 import { type Json, object, text } from './bodies.ts';
 import { dagExists, withSuggestions } from './dags.ts';

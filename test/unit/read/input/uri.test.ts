@@ -1,20 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ReadTarget } from '../../../src/core/contract.ts';
+import type { ReadTarget } from '../../../../src/core/contract.ts';
+import { resourceLinkFor } from '../../../../src/mcp/links.ts';
 import {
-  dagsSpecUri,
-  dagsUri,
   describeResourceUri,
-  foreachItemsUri,
-  foreachItemUri,
-  foreachStepLogUri,
   parseResourceUri,
   pathEscape,
   percentDecode,
   queryEscape,
-  referenceUri,
   resolveReadInput,
-  resourceLinkFor,
+} from '../../../../src/read/input/index.ts';
+import type { ReadFields } from '../../../../src/read/types.ts';
+import {
+  dagsSpecUri,
+  dagsUri,
+  foreachItemsUri,
+  foreachItemUri,
+  foreachStepLogUri,
+  referenceUri,
   runLogsUri,
   runsUri,
   runUri,
@@ -22,9 +25,8 @@ import {
   URI_SHAPES,
   wikiPageUri,
   wikiUri,
-} from '../../../src/read/input/index.ts';
-import type { ReadFields } from '../../../src/read/types.ts';
-import { assertError, type ExpectedError } from '../../support/read-errors.ts';
+} from '../../../../src/read/uri-shapes.ts';
+import { assertError, type ExpectedError } from '../../../support/read-errors.ts';
 
 type Expected = ExpectedError;
 
@@ -441,7 +443,8 @@ describe('other malformed and unsupported URIs', () => {
       'dagu://runs/%zz/1',
     ]) {
       assert.equal(describeResourceUri(uri), undefined, uri);
-      assert.equal(resourceLinkFor(uri), undefined, uri);
+      // The MCP layer only links URIs the read service returned: anything else is a gateway bug.
+      assert.throws(() => resourceLinkFor(uri), /no resource-link shape/, uri);
     }
   });
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AccessPolicy } from '../../../src/core/access.ts';
-import type { DaguRequest, DaguResponse } from '../../../src/dagu/types.ts';
-import type { ReadError } from '../../../src/read/errors.ts';
+import type { AccessPolicy } from '../../../../src/core/access.ts';
+import type { DaguRequest, DaguResponse } from '../../../../src/dagu/types.ts';
+import type { ReadError } from '../../../../src/read/errors.ts';
 import {
   buildStepLogData,
   classifyLogFailure,
@@ -10,11 +10,11 @@ import {
   foreachItemHasBodyStep,
   planStepLog,
   stepLogHandlers,
-} from '../../../src/read/targets/step-log.ts';
-import type { ReadFields, ReadQuery, ResolvedRead } from '../../../src/read/types.ts';
-import { EMPTY_LOG, parseLogBody } from '../../../src/read/upstream/log.ts';
-import { depsOf, fakeDagu, OPEN, type Responder } from '../../support/read-deps.ts';
-import { rejectsWith } from '../../support/read-errors.ts';
+} from '../../../../src/read/targets/step-log.ts';
+import type { ReadFields, ReadQuery, ResolvedRead } from '../../../../src/read/types.ts';
+import { EMPTY_LOG, parseLogBody } from '../../../../src/read/upstream/log.ts';
+import { depsOf, fakeDagu, OPEN, type Responder } from '../../../support/read-deps.ts';
+import { rejectsWith } from '../../../support/read-errors.ts';
 
 function query(raw: string): ReadQuery {
   return { raw, params: raw.split('&').map((pair) => pair.split('=') as [string, string]) };

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AccessPolicy } from '../../../src/core/access.ts';
-import type { ReadError } from '../../../src/read/errors.ts';
+import type { AccessPolicy } from '../../../../src/core/access.ts';
+import type { ReadError } from '../../../../src/read/errors.ts';
 import {
   foreachHandlers,
   mapForeachBodyStep,
   mapForeachItem,
   mapForeachItemList,
   sortForeachItems,
-} from '../../../src/read/targets/foreach.ts';
-import type { ReadFields, ResolvedRead } from '../../../src/read/types.ts';
-import { depsOf, fakeDagu, OPEN } from '../../support/read-deps.ts';
-import { rejectsWith } from '../../support/read-errors.ts';
+} from '../../../../src/read/targets/foreach.ts';
+import type { ReadFields, ResolvedRead } from '../../../../src/read/types.ts';
+import { depsOf, fakeDagu, OPEN } from '../../../support/read-deps.ts';
+import { rejectsWith } from '../../../support/read-errors.ts';
 
 const NO_SECRET: AccessPolicy = {
   canReadDag: (name) => name !== 'secret',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../../../src/core/access.ts';
-import type { ReadError } from '../../../src/read/errors.ts';
+import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../../../../src/core/access.ts';
+import type { ReadError } from '../../../../src/read/errors.ts';
 import {
   decodeLegacyCursor,
   encodeLegacyCursor,
@@ -10,10 +10,10 @@ import {
   mapLegacyDagSearch,
   quoteGoRegexp,
   searchHandlers,
-} from '../../../src/read/targets/search.ts';
-import type { ReadFields, ResolvedRead } from '../../../src/read/types.ts';
-import { depsOf, fakeDagu, OPEN } from '../../support/read-deps.ts';
-import { rejectsWith } from '../../support/read-errors.ts';
+} from '../../../../src/read/targets/search.ts';
+import type { ReadFields, ResolvedRead } from '../../../../src/read/types.ts';
+import { depsOf, fakeDagu, OPEN } from '../../../support/read-deps.ts';
+import { rejectsWith } from '../../../support/read-errors.ts';
 
 const LIMITED: AccessPolicy = {
   canReadDag: (name) => !name.startsWith('secret'),

@@ -2,7 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AccessPolicy } from '../core/access.ts';
 
 /**
- * Per-HTTP-request facts the MCP handlers need but the SDK does not carry: who calls, the raw tool
+ * The side channel from the HTTP route to the MCP handlers: per-HTTP-request facts the handlers need
+ * but the SDK does not carry. The route runs the SDK inside `requestSideChannel.run(facts, …)`; a
+ * handler reads them with `requestSideChannel.getStore()`. The facts: who calls, the raw tool
  * arguments as sent (the SDK rejects non-object arguments and drops `__proto__` keys before a handler
  * runs, design §1b), and what the audit record wants to know about the client.
  */
@@ -21,4 +23,4 @@ export interface McpRequestFacts {
   signal: AbortSignal;
 }
 
-export const requestFacts = new AsyncLocalStorage<McpRequestFacts>();
+export const requestSideChannel = new AsyncLocalStorage<McpRequestFacts>();

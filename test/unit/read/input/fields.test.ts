@@ -1,18 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEPRECATED_TARGET_ALIASES, READ_TARGETS, type ReadTarget } from '../../../src/core/contract.ts';
+import {
+  DEPRECATED_TARGET_ALIASES,
+  READ_INPUT_FIELDS,
+  READ_TARGETS,
+  type ReadTarget,
+  TARGET_FIELDS,
+  type TargetField,
+} from '../../../../src/core/contract.ts';
 import {
   FIELD_RULES,
   FIELD_SPECS,
   type FieldRule,
   QUERY_TARGETS,
-  READ_INPUT_FIELDS,
   READ_INPUT_SCHEMA,
-  TARGET_FIELDS,
   TARGET_SPECS,
   TARGETS_WITH_TARGET_MODE_URI,
-  type TargetField,
-} from '../../../src/read/input/index.ts';
+} from '../../../../src/read/input/index.ts';
 
 // The contract's input table, transcribed independently of src: field → required / optional targets.
 const CONTRACT: Record<TargetField, { required: ReadTarget[]; optional: ReadTarget[] }> = {

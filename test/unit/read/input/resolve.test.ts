@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { READ_TARGETS, type ReadTarget } from '../../../src/core/contract.ts';
-import type { ToolErrorObject } from '../../../src/read/errors.ts';
 import {
-  FIELD_RULES,
   READ_INPUT_FIELDS,
-  resolveReadInput,
+  READ_TARGETS,
+  type ReadTarget,
   TARGET_FIELDS,
   type TargetField,
-} from '../../../src/read/input/index.ts';
-import { assertError as assertErrorOf, type ExpectedError, errorOf } from '../../support/read-errors.ts';
+} from '../../../../src/core/contract.ts';
+import type { ToolErrorObject } from '../../../../src/read/errors.ts';
+import { FIELD_RULES, resolveReadInput } from '../../../../src/read/input/index.ts';
+import { assertError as assertErrorOf, type ExpectedError, errorOf } from '../../../support/read-errors.ts';
 
 type Expected = ExpectedError;
 

@@ -9,8 +9,8 @@ import {
   queryValues,
   resolveReadInput,
   validateQuery,
-} from '../../../src/read/input/index.ts';
-import { assertError, errorOf } from '../../support/read-errors.ts';
+} from '../../../../src/read/input/index.ts';
+import { assertError, errorOf } from '../../../support/read-errors.ts';
 
 // Required fields and the URI base of each query target, for both addressing modes.
 const TARGET_INPUT: Record<QueryTarget, Record<string, string>> = {

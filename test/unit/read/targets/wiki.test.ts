@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../../../src/core/access.ts';
-import type { ReadError } from '../../../src/read/errors.ts';
-import { wikiPageUri } from '../../../src/read/input/uri.ts';
+import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../../../../src/core/access.ts';
+import type { ReadError } from '../../../../src/read/errors.ts';
 import {
   addressableWikiPage,
   effectivePrefix,
@@ -10,10 +9,11 @@ import {
   mapWikiPage,
   mapWikiSearch,
   wikiHandlers,
-} from '../../../src/read/targets/wiki.ts';
-import type { ReadFields, ResolvedRead } from '../../../src/read/types.ts';
-import { depsOf, fakeDagu, OPEN } from '../../support/read-deps.ts';
-import { rejectsWith } from '../../support/read-errors.ts';
+} from '../../../../src/read/targets/wiki.ts';
+import type { ReadFields, ResolvedRead } from '../../../../src/read/types.ts';
+import { wikiPageUri } from '../../../../src/read/uri-shapes.ts';
+import { depsOf, fakeDagu, OPEN } from '../../../support/read-deps.ts';
+import { rejectsWith } from '../../../support/read-errors.ts';
 
 const NO_HIDDEN: AccessPolicy = {
   canReadDag: () => true,

@@ -1,0 +1,321 @@
+import { ALL_WORKSPACES, type ReadTarget } from '../core/contract.ts';
+import { pathEscape } from './input/percent.ts';
+import type { QueryTarget } from './input/query.ts';
+import type { ReadFields } from './types.ts';
+
+/**
+ * The `dagu://` URI shapes (design §1) and their canonical builders. One shape table drives parsing
+ * (src/read/input/uri.ts), canonical building and resource-link naming, so the three can never
+ * disagree. Targets build the URIs they return with these builders.
+ */
+
+export const RESOURCE_FAMILIES = ['reference', 'dags', 'runs', 'wiki'] as const;
+export type ResourceFamily = (typeof RESOURCE_FAMILIES)[number];
+
+export type Slot =
+  | 'name'
+  | 'dagRunId'
+  | 'subRunId'
+  | 'stepName'
+  | 'item'
+  | 'bodyStepName'
+  | 'workspace'
+  | 'path';
+
+/** A literal segment, one value segment, or (`rest`) a value spanning every remaining segment. */
+export type Part = string | { slot: Slot; label?: string; rest?: true };
+
+export interface ResourceLinkInfo {
+  name: string;
+  mimeType: string;
+}
+
+export interface UriShape {
+  id: string;
+  family: ResourceFamily;
+  parts: readonly Part[];
+  target: ReadTarget;
+  /** The query table this shape follows; absent for singular resources, which take no query. */
+  query?: QueryTarget;
+  link: ResourceLinkInfo;
+  /** Readable form, e.g. `dagu://runs/{name}/{dagRunId}/logs` (resource templates, messages). */
+  template: string;
+}
+
+const JSON_MIME = 'application/json';
+const N: Part = { slot: 'name' };
+const ID: Part = { slot: 'dagRunId' };
+const SUB: readonly Part[] = ['sub', { slot: 'subRunId' }];
+const STEP: readonly Part[] = ['steps', { slot: 'stepName' }];
+const ITEM: Part = { slot: 'item' };
+const BODY: readonly Part[] = ['steps', { slot: 'bodyStepName' }, 'logs'];
+
+type ShapeRow = [
+  id: string,
+  family: ResourceFamily,
+  parts: readonly Part[],
+  target: ReadTarget,
+  query: QueryTarget | undefined,
+  linkName: string,
+  mimeType: string,
+];
+
+// The contract's URI list ("Addressing modes") and resource-link table, one row per shape.
+const SHAPE_ROWS: readonly ShapeRow[] = [
+  ['references', 'reference', [], 'references', undefined, 'dagu_references', JSON_MIME],
+  [
+    'reference',
+    'reference',
+    [{ slot: 'name', label: 'topic' }],
+    'reference',
+    undefined,
+    'dagu_reference',
+    'text/markdown',
+  ],
+  ['dags', 'dags', [], 'dags', 'dags', 'dags', JSON_MIME],
+  ['dag_spec', 'dags', [N, 'spec'], 'dag_spec', undefined, 'dag_spec', 'application/yaml'],
+  ['runs', 'runs', [], 'runs', 'runs', 'dag_runs', JSON_MIME],
+  ['run', 'runs', [N, ID], 'run', undefined, 'dag_run', JSON_MIME],
+  ['run_logs', 'runs', [N, ID, 'logs'], 'run_logs', 'run_logs', 'dag_run_logs', JSON_MIME],
+  ['step_log', 'runs', [N, ID, ...STEP, 'logs'], 'step_log', 'step_log', 'dag_run_step_log', JSON_MIME],
+  ['sub_run', 'runs', [N, ID, ...SUB], 'run', undefined, 'sub_dag_run', JSON_MIME],
+  [
+    'sub_step_log',
+    'runs',
+    [N, ID, ...SUB, ...STEP, 'logs'],
+    'step_log',
+    'step_log',
+    'sub_dag_run_step_log',
+    JSON_MIME,
+  ],
+  [
+    'foreach_items',
+    'runs',
+    [N, ID, ...STEP, 'foreach'],
+    'foreach_items',
+    'foreach_items',
+    'dag_run_foreach_items',
+    JSON_MIME,
+  ],
+  [
+    'foreach_item',
+    'runs',
+    [N, ID, ...STEP, 'foreach', ITEM],
+    'foreach_item',
+    undefined,
+    'dag_run_foreach_item',
+    JSON_MIME,
+  ],
+  [
+    'foreach_step_log',
+    'runs',
+    [N, ID, ...STEP, 'foreach', ITEM, ...BODY],
+    'step_log',
+    'step_log',
+    'dag_run_foreach_step_log',
+    JSON_MIME,
+  ],
+  [
+    'sub_foreach_items',
+    'runs',
+    [N, ID, ...SUB, ...STEP, 'foreach'],
+    'foreach_items',
+    'foreach_items',
+    'sub_dag_run_foreach_items',
+    JSON_MIME,
+  ],
+  [
+    'sub_foreach_item',
+    'runs',
+    [N, ID, ...SUB, ...STEP, 'foreach', ITEM],
+    'foreach_item',
+    undefined,
+    'sub_dag_run_foreach_item',
+    JSON_MIME,
+  ],
+  [
+    'sub_foreach_step_log',
+    'runs',
+    [N, ID, ...SUB, ...STEP, 'foreach', ITEM, ...BODY],
+    'step_log',
+    'step_log',
+    'sub_dag_run_foreach_step_log',
+    JSON_MIME,
+  ],
+  ['wiki', 'wiki', [], 'wiki', 'wiki', 'wiki', JSON_MIME],
+  ['wiki_workspace', 'wiki', [{ slot: 'workspace' }], 'wiki', 'wiki', 'wiki', JSON_MIME],
+  [
+    'wiki_page',
+    'wiki',
+    [{ slot: 'workspace' }, { slot: 'path', rest: true }],
+    'wiki_page',
+    undefined,
+    'wiki_page',
+    'text/markdown',
+  ],
+];
+
+function templateOf(family: ResourceFamily, parts: readonly Part[]): string {
+  const tail = parts.map((part) => (typeof part === 'string' ? part : `{${part.label ?? part.slot}}`));
+  return [`dagu://${family}`, ...tail].join('/');
+}
+
+export const URI_SHAPES: readonly UriShape[] = Object.freeze(
+  SHAPE_ROWS.map(([id, family, parts, target, query, name, mimeType]): UriShape => {
+    const shape: UriShape = {
+      id,
+      family,
+      parts,
+      target,
+      link: { name, mimeType },
+      template: templateOf(family, parts),
+    };
+    if (query !== undefined) shape.query = query;
+    return Object.freeze(shape);
+  }),
+);
+
+const SHAPE_BY_ID: ReadonlyMap<string, UriShape> = new Map(URI_SHAPES.map((shape) => [shape.id, shape]));
+
+export function shapeById(id: string): UriShape {
+  const shape = SHAPE_BY_ID.get(id);
+  if (shape === undefined) throw new Error(`unknown URI shape ${id}`);
+  return shape;
+}
+
+// ---- building -------------------------------------------------------------------------------
+
+/**
+ * One value segment, escaped like Go's `url.PathEscape`. A `.` or `..` value is refused: escaping
+ * leaves dots alone, and a URI with such a segment is malformed (design §1), one the gateway itself
+ * would reject. Target mode answers such input with resource_not_found before building anything;
+ * a caller that builds from upstream data must not pass one either.
+ */
+function segment(shape: UriShape, slot: Slot, value: string): string {
+  if (value === '.' || value === '..') {
+    throw new RangeError(
+      `A ${shape.template} URI cannot hold ${JSON.stringify(value)} as its ${slot} segment.`,
+    );
+  }
+  return pathEscape(value);
+}
+
+/** Builds a shape's canonical URI: every value escaped per segment like Go's `url.PathEscape`. */
+export function buildUri(shape: UriShape, fields: ReadFields): string {
+  let uri = `dagu://${shape.family}`;
+  for (const part of shape.parts) {
+    if (typeof part === 'string') {
+      uri += `/${part}`;
+      continue;
+    }
+    const value = fields[part.slot] ?? '';
+    // A Wiki page path spans several segments; each of its segments is escaped on its own.
+    uri += `/${
+      part.rest
+        ? value
+            .split('/')
+            .map((piece) => segment(shape, part.slot, piece))
+            .join('/')
+        : segment(shape, part.slot, value)
+    }`;
+  }
+  return uri;
+}
+
+const S = {
+  references: shapeById('references'),
+  reference: shapeById('reference'),
+  dags: shapeById('dags'),
+  dagSpec: shapeById('dag_spec'),
+  runs: shapeById('runs'),
+  run: shapeById('run'),
+  runLogs: shapeById('run_logs'),
+  stepLog: shapeById('step_log'),
+  subRun: shapeById('sub_run'),
+  subStepLog: shapeById('sub_step_log'),
+  foreachItems: shapeById('foreach_items'),
+  foreachItem: shapeById('foreach_item'),
+  foreachStepLog: shapeById('foreach_step_log'),
+  subForeachItems: shapeById('sub_foreach_items'),
+  subForeachItem: shapeById('sub_foreach_item'),
+  subForeachStepLog: shapeById('sub_foreach_step_log'),
+  wiki: shapeById('wiki'),
+  wikiWorkspace: shapeById('wiki_workspace'),
+  wikiPage: shapeById('wiki_page'),
+};
+
+/** A root run, or a child run addressed under its root. */
+export interface RunRef {
+  name: string;
+  dagRunId: string;
+  subRunId?: string | undefined;
+}
+
+const isSub = (run: RunRef): boolean => run.subRunId !== undefined && run.subRunId !== '';
+
+/** `uri` plus `?query` when the query is non-empty; the query is appended exactly as given. */
+export function withQuery(uri: string, query?: string): string {
+  return query === undefined || query === '' ? uri : `${uri}?${query}`;
+}
+
+export function referenceUri(topic?: string): string {
+  return topic === undefined ? buildUri(S.references, {}) : buildUri(S.reference, { name: topic });
+}
+
+export function dagsUri(query?: string): string {
+  return withQuery(buildUri(S.dags, {}), query);
+}
+
+export function dagsSpecUri(name: string): string {
+  return buildUri(S.dagSpec, { name });
+}
+
+export function runsUri(query?: string): string {
+  return withQuery(buildUri(S.runs, {}), query);
+}
+
+export function runUri(name: string, dagRunId: string, subRunId?: string): string {
+  const run = { name, dagRunId, subRunId };
+  return isSub(run) ? buildUri(S.subRun, run) : buildUri(S.run, run);
+}
+
+export function runLogsUri(name: string, dagRunId: string, query?: string): string {
+  return withQuery(buildUri(S.runLogs, { name, dagRunId }), query);
+}
+
+export function stepLogUri(run: RunRef, stepName: string, query?: string): string {
+  return withQuery(buildUri(isSub(run) ? S.subStepLog : S.stepLog, { ...run, stepName }), query);
+}
+
+export function foreachItemsUri(run: RunRef, stepName: string, query?: string): string {
+  return withQuery(buildUri(isSub(run) ? S.subForeachItems : S.foreachItems, { ...run, stepName }), query);
+}
+
+export function foreachItemUri(run: RunRef, stepName: string, item: string): string {
+  return buildUri(isSub(run) ? S.subForeachItem : S.foreachItem, { ...run, stepName, item });
+}
+
+export function foreachStepLogUri(
+  run: RunRef,
+  stepName: string,
+  item: string,
+  bodyStepName: string,
+  query?: string,
+): string {
+  const shape = isSub(run) ? S.subForeachStepLog : S.foreachStepLog;
+  return withQuery(buildUri(shape, { ...run, stepName, item, bodyStepName }), query);
+}
+
+/** `dagu://wiki` for all workspaces (absent or `all`), else `dagu://wiki/{workspace}`. */
+export function wikiUri(workspace?: string, query?: string): string {
+  const uri =
+    workspace === undefined || workspace === ALL_WORKSPACES
+      ? buildUri(S.wiki, {})
+      : buildUri(S.wikiWorkspace, { workspace });
+  return withQuery(uri, query);
+}
+
+/** `dagu://wiki/{workspace}/{path}` with the page path's `/` kept as segment separators. */
+export function wikiPageUri(workspace: string, path: string): string {
+  return buildUri(S.wikiPage, { workspace, path });
+}
