@@ -1,0 +1,108 @@
+// The Grafana dashboard and its provisioning hold together: panels laid out without overlap, unique
+// ids, every query on the dashboard's data-source variable, every panel the operator needs present,
+// and the provisioning files pointing where docker-compose.yml mounts the dashboard and Prometheus.
+// (No Grafana runs here: Debian has no package. The queries themselves run on a real Prometheus in
+// observability.test.ts.)
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readRepoFile, readRepoYaml } from './tools.ts';
+
+/** Grafana's data-source variable, as the dashboard writes it (a literal, not a JS template). */
+const DATASOURCE_VARIABLE = ['$', '{datasource}'].join('');
+
+interface Panel {
+  id: number;
+  type: string;
+  title: string;
+  gridPos: { x: number; y: number; w: number; h: number };
+  datasource?: { type: string; uid: string };
+  targets?: Array<{ refId: string; expr: string; datasource?: { uid: string } }>;
+}
+const dashboard = JSON.parse(readRepoFile('deploy', 'grafana', 'dashboards', 'dagu-mcp-gateway.json')) as {
+  uid: string;
+  panels: Panel[];
+  templating: { list: Array<{ name: string; type: string }> };
+};
+const panels = dashboard.panels.filter((panel) => panel.type !== 'row');
+
+test('ids are unique and no two panels overlap on the 24-column grid', () => {
+  const ids = dashboard.panels.map((panel) => panel.id);
+  assert.equal(new Set(ids).size, ids.length);
+  const cells = new Map<string, string>();
+  for (const panel of dashboard.panels) {
+    const { x, y, w, h } = panel.gridPos;
+    assert.ok(x >= 0 && w > 0 && x + w <= 24, `${panel.title}: x ${x} w ${w}`);
+    for (let row = y; row < y + h; row++) {
+      for (let column = x; column < x + w; column++) {
+        const key = `${column},${row}`;
+        assert.equal(cells.get(key), undefined, `${panel.title} overlaps ${cells.get(key)}`);
+        cells.set(key, panel.title);
+      }
+    }
+  }
+});
+
+test('every query runs on the $datasource variable and filters on $job', () => {
+  assert.deepEqual(
+    dashboard.templating.list.map((variable) => [variable.name, variable.type]),
+    [
+      ['datasource', 'datasource'],
+      ['job', 'query'],
+    ],
+  );
+  for (const panel of panels) {
+    assert.equal(panel.datasource?.uid, DATASOURCE_VARIABLE, panel.title);
+    assert.ok((panel.targets ?? []).length > 0, `${panel.title} has no query`);
+    const refIds = (panel.targets ?? []).map((target) => target.refId);
+    assert.equal(new Set(refIds).size, refIds.length, panel.title);
+    for (const target of panel.targets ?? []) {
+      assert.equal(target.datasource?.uid, DATASOURCE_VARIABLE, panel.title);
+      assert.match(target.expr, /job=~"\$job"/, `${panel.title}: ${target.expr}`);
+    }
+  }
+});
+
+test('the panels the operator needs are there', () => {
+  const titles = panels.map((panel) => panel.title);
+  for (const needed of [
+    'Calls/s by target',
+    'Errors/s by code',
+    'Errors/s by target and code',
+    'Call latency percentiles',
+    'Dagu latency p99 by route',
+    'Rate-limited calls/s',
+    'Authentication failures/s',
+    'In-flight calls by instance',
+  ]) {
+    assert.ok(titles.includes(needed), `panel ${needed}`);
+  }
+});
+
+test('provisioning points at the Prometheus service and the folder compose mounts the dashboard in', () => {
+  const datasources = readRepoYaml<{ datasources: Array<{ type: string; url: string; isDefault: boolean }> }>(
+    'deploy',
+    'grafana',
+    'provisioning',
+    'datasources',
+    'prometheus.yml',
+  );
+  assert.equal(datasources.datasources.length, 1);
+  assert.equal(datasources.datasources[0]?.type, 'prometheus');
+  assert.equal(datasources.datasources[0]?.isDefault, true);
+  const providers = readRepoYaml<{ providers: Array<{ type: string; options: { path: string } }> }>(
+    'deploy',
+    'grafana',
+    'provisioning',
+    'dashboards',
+    'dagu-mcp-gateway.yml',
+  );
+  const compose = readRepoYaml<{ services: { grafana: { volumes: string[] } } }>('docker-compose.yml');
+  const mounted = compose.services.grafana.volumes.find((volume) =>
+    volume.startsWith('./deploy/grafana/dashboards:'),
+  );
+  assert.equal(mounted?.split(':')[1], providers.providers[0]?.options.path);
+  assert.ok(
+    compose.services.grafana.volumes.includes('./deploy/grafana/provisioning:/etc/grafana/provisioning:ro'),
+    'provisioning is mounted where Grafana reads it',
+  );
+});
