@@ -7,7 +7,7 @@ import type { GatewayConfig } from './config.ts';
 import { createDaguClient } from './dagu/client.ts';
 import type { DaguClient } from './dagu/types.ts';
 import { installErrorHandlers } from './http/errors.ts';
-import { healthRoutes } from './http/health.ts';
+import { createDaguReadiness, type DaguReadiness, daguHealthProbe, healthRoutes } from './http/health.ts';
 import { mcpRoute } from './http/mcp-route.ts';
 import { advertisedAuthorizationServers, protectedResourceRoutes } from './http/protected-resource.ts';
 import { hostOriginHook } from './http/security.ts';
@@ -65,8 +65,19 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
   const metrics = createMetrics();
   const audit = createAuditLog(config.auditLog, { metrics, log: app.log });
   const authenticator = await createAuthenticator(config, app.log, { keys: { onReload: metrics.keyReload } });
+  let readiness: DaguReadiness | undefined;
   const dagu = createDaguClient(config.dagu, {
-    onUpstream: (route, status, seconds) => metrics.observeUpstream(route, status, seconds),
+    onUpstream: (route, status, seconds) => {
+      metrics.observeUpstream(route, status, seconds);
+      readiness?.observe(status !== 'error');
+    },
+  });
+  readiness = createDaguReadiness({
+    probe: daguHealthProbe(dagu),
+    url: config.dagu.url,
+    log: app.log,
+    timeoutMs: config.readiness.probeTimeoutMs,
+    intervalMs: config.readiness.probeIntervalMs,
   });
   const workbook = createWorkbookReader(config.workbook);
   const reads = createReadService({ dagu, workbook }, TARGET_HANDLERS);
@@ -103,9 +114,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
       maxConcurrent: config.limits.maxConcurrentCallsPerIdentity,
     },
   });
-  await app.register(healthRoutes, {
-    checks: [{ name: 'dagu', check: async (signal) => ({ ok: await dagu.ping(signal) }) }, audit.readiness],
-  });
+  await app.register(healthRoutes, { dagu: readiness, checks: [audit.readiness] });
   app.get('/metrics', async (_request, reply) =>
     reply.type(metrics.contentType).send(await metrics.render()),
   );
@@ -134,6 +143,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     audit,
     dagu,
     close: async () => {
+      readiness.close();
       await app.close();
       await endpoint.close();
       await authenticator.close();

@@ -16,6 +16,12 @@ export interface GatewayConfig {
     token: string | undefined;
     timeoutMs: number;
   };
+  readiness: {
+    /** Timeout of the probe of Dagu's health route (short and separate from reads, so `/readyz` never waits long). */
+    probeTimeoutMs: number;
+    /** Period of the background probe; 0 probes only when `/readyz` has no result yet and on observed outcomes. */
+    probeIntervalMs: number;
+  };
   auth: {
     apiKeysFile: string | undefined;
     jwtSecret: string | undefined;
@@ -70,6 +76,8 @@ const ENV_SCHEMA = {
     DAGU_API_BASE: { type: 'string', pattern: '^/[A-Za-z0-9/_.-]*[^/]$', default: '/api/v1' },
     DAGU_API_TOKEN: text,
     DAGU_TIMEOUT_MS: integer(100, 600_000, 10_000),
+    DAGU_PROBE_TIMEOUT_MS: integer(50, 900, 750),
+    DAGU_PROBE_INTERVAL_MS: integer(0, 3_600_000, 5_000),
     AUTH_API_KEYS_FILE: text,
     AUTH_JWT_SECRET: { type: 'string', minLength: 32 },
     AUTH_JWT_PUBLIC_KEY: text,
@@ -167,6 +175,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       apiBase: str('DAGU_API_BASE')!,
       token: str('DAGU_API_TOKEN'),
       timeoutMs: num('DAGU_TIMEOUT_MS'),
+    },
+    readiness: {
+      probeTimeoutMs: num('DAGU_PROBE_TIMEOUT_MS'),
+      probeIntervalMs: num('DAGU_PROBE_INTERVAL_MS'),
     },
     auth: {
       apiKeysFile: str('AUTH_API_KEYS_FILE'),

@@ -1,28 +1,249 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
+/** A readiness check that is cheap and local (no network): evaluated on every `/readyz`. */
 export interface ReadinessCheck {
   name: string;
-  check(signal: AbortSignal): Promise<{ ok: boolean; detail?: string }>;
+  check(signal?: AbortSignal): Promise<{ ok: boolean; detail?: string }>;
 }
 
-/** `/healthz`: the process is up. `/readyz`: every dependency answers (503 otherwise, with which failed). */
+/** What one probe of Dagu's health route found. */
+export interface DaguProbeResult {
+  reachable: boolean;
+  /** Why Dagu is not usable (when `reachable` is false), in words an operator can act on. */
+  detail?: string;
+  /** The version Dagu reports on its health route. */
+  version?: string;
+  /** The REST base in use (`/api/v1` for Dagu 2.x, `/api/v2` for 1.x). */
+  apiBase?: string;
+  /** The REST dialect in use: the Dagu generation it belongs to. */
+  generation?: 1 | 2;
+}
+
+export type DaguProbe = (signal: AbortSignal) => Promise<DaguProbeResult>;
+
+/** The last probe result, as `/readyz` reports it. */
+export interface DaguReadinessSnapshot extends DaguProbeResult {
+  /** Dagu's base URL without credentials. */
+  url: string;
+  /** When the probe behind this snapshot finished (ISO 8601); absent before the first one. */
+  checkedAt?: string;
+}
+
+export interface DaguReadiness {
+  /** The cached snapshot; before the first probe ends, waits for it at most `firstResultWaitMs`. */
+  current(): Promise<DaguReadinessSnapshot>;
+  /**
+   * Told after each real upstream call whether Dagu answered. An outcome that disagrees with the cached
+   * state probes again at once, so the gateway notices Dagu leaving or coming back between two timer ticks.
+   */
+  observe(answered: boolean): void;
+  /** Probes now, unless a probe is already running (then that one's result). */
+  refresh(): Promise<DaguReadinessSnapshot>;
+  close(): void;
+}
+
+export interface DaguReadinessOptions {
+  probe: DaguProbe;
+  /** Dagu's base URL; credentials in it are never reported. */
+  url: string;
+  log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
+  /** Per-probe timeout, independent of the timeout of reads. */
+  timeoutMs: number;
+  /** Background probe period; 0 disables the timer (probes then run on demand and on observed outcomes). */
+  intervalMs: number;
+  /** How long `/readyz` waits for the very first probe before answering "not checked yet". */
+  firstResultWaitMs?: number;
+  now?: () => Date;
+}
+
+/** Dagu's URL as it may be shown: user name and password removed. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString().replace(/\/+$/, '');
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** A probe never runs more often than this in response to observed outcomes. */
+const MIN_OBSERVED_GAP_MS = 250;
+
+/**
+ * Readiness of the upstream Dagu, kept off the request path: a background probe with its own short
+ * timeout refreshes a cached result, `/readyz` answers from that cache, and a change of state is logged
+ * exactly once (Dagu gone, Dagu back).
+ */
+export function createDaguReadiness(options: DaguReadinessOptions): DaguReadiness {
+  const url = displayUrl(options.url);
+  const now = options.now ?? (() => new Date());
+  const firstResultWaitMs = options.firstResultWaitMs ?? 500;
+  let snapshot: DaguReadinessSnapshot | undefined;
+  let running: Promise<DaguReadinessSnapshot> | undefined;
+  let lastObservedProbe = 0;
+  let closed = false;
+
+  const report = (previous: DaguReadinessSnapshot | undefined, next: DaguReadinessSnapshot) => {
+    if (next.reachable && previous?.reachable !== true) {
+      const facts = { dagu: url, version: next.version, apiBase: next.apiBase };
+      options.log.info(facts, previous === undefined ? 'Dagu found' : 'Dagu is reachable again');
+    } else if (!next.reachable && previous?.reachable !== false) {
+      options.log.warn(
+        { dagu: url, reason: next.detail },
+        'Dagu is unreachable; /readyz answers 503 until it is back',
+      );
+    }
+  };
+
+  const probeOnce = async (): Promise<DaguReadinessSnapshot> => {
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    let result: DaguProbeResult;
+    try {
+      result = await options.probe(signal);
+    } catch (error) {
+      result = { reachable: false, detail: error instanceof Error ? error.message : String(error) };
+    }
+    if (!result.reachable && signal.aborted) {
+      result = { ...result, detail: `Dagu did not answer its health route within ${options.timeoutMs} ms` };
+    }
+    const next: DaguReadinessSnapshot = { ...result, url, checkedAt: now().toISOString() };
+    if (!closed) report(snapshot, next);
+    snapshot = next;
+    return next;
+  };
+
+  const refresh = () => {
+    running ??= probeOnce().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  const timer =
+    options.intervalMs > 0
+      ? setInterval(() => {
+          void refresh();
+        }, options.intervalMs)
+      : undefined;
+  timer?.unref();
+  void refresh();
+
+  return {
+    async current() {
+      if (snapshot !== undefined) return snapshot;
+      let timeout: NodeJS.Timeout | undefined;
+      const waited = await Promise.race([
+        refresh(),
+        new Promise<undefined>((resolve) => {
+          timeout = setTimeout(() => resolve(undefined), firstResultWaitMs);
+        }),
+      ]);
+      clearTimeout(timeout);
+      return (
+        waited ?? {
+          url,
+          reachable: false,
+          detail: 'Dagu has not been checked yet (first probe still running)',
+        }
+      );
+    },
+    observe(answered) {
+      if (snapshot === undefined || snapshot.reachable === answered) return;
+      const at = Date.now();
+      if (at - lastObservedProbe < MIN_OBSERVED_GAP_MS) return;
+      lastObservedProbe = at;
+      void refresh();
+    },
+    refresh,
+    close() {
+      closed = true;
+      if (timer !== undefined) clearInterval(timer);
+    },
+  };
+}
+
+/** The body of `/readyz`: overall status, the reason when not ready, what is known of Dagu, each check. */
+export interface ReadinessBody {
+  status: 'ready' | 'not_ready';
+  reason?: string;
+  dagu: DaguReadinessSnapshot;
+  checks: Array<{ name: string; ok: boolean; detail?: string }>;
+}
+
+/**
+ * `/healthz`: the process is up (never depends on Dagu). `/readyz`: Dagu answered its last probe and
+ * every local check passes; 503 otherwise, with the reason. Neither waits for a Dagu request.
+ */
 export async function healthRoutes(
   app: FastifyInstance,
-  options: { checks: ReadinessCheck[] },
+  options: { dagu: DaguReadiness; checks: ReadinessCheck[] },
 ): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
-    const signal = AbortSignal.timeout(3000);
-    const results = await Promise.all(
+    const dagu = await options.dagu.current();
+    const local = await Promise.all(
       options.checks.map(async ({ name, check }) => {
         try {
-          return { name, ...(await check(signal)) };
+          return { name, ...(await check()) };
         } catch {
           return { name, ok: false, detail: 'check failed' };
         }
       }),
     );
-    const ready = results.every((result) => result.ok);
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks: results });
+    const checks = [
+      { name: 'dagu', ok: dagu.reachable, ...(dagu.detail === undefined ? {} : { detail: dagu.detail }) },
+      ...local,
+    ];
+    const failed = checks.filter((check) => !check.ok);
+    const body: ReadinessBody = {
+      status: failed.length === 0 ? 'ready' : 'not_ready',
+      ...(failed.length === 0
+        ? {}
+        : { reason: failed.map((check) => `${check.name}: ${check.detail ?? 'not ready'}`).join('; ') }),
+      dagu,
+      checks,
+    };
+    return reply.code(failed.length === 0 ? 200 : 503).send(body);
   });
+}
+
+interface HealthClient {
+  get(request: { route: string; signal?: AbortSignal }): Promise<{ status: number; body: unknown }>;
+}
+
+/** The errno-style code of a transport failure (`ECONNREFUSED`, …), when the cause chain has one. */
+function causeCode(error: unknown): string | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; depth++) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && code !== '') return code;
+    cause = cause.cause;
+  }
+  return undefined;
+}
+
+/** Probes Dagu's health route through the gateway's own client (same base, token and pool as reads). */
+export function daguHealthProbe(client: HealthClient): DaguProbe {
+  return async (signal) => {
+    try {
+      const { status, body } = await client.get({ route: '/health', signal });
+      const health = (typeof body === 'object' && body !== null ? body : {}) as {
+        status?: unknown;
+        version?: unknown;
+      };
+      const version = typeof health.version === 'string' ? { version: health.version } : {};
+      if (status !== 200) {
+        return { reachable: false, detail: `Dagu answered its health route with HTTP ${status}`, ...version };
+      }
+      if (health.status === 'unhealthy') {
+        return { reachable: false, detail: 'Dagu reports itself unhealthy', ...version };
+      }
+      return { reachable: true, ...version };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const code = causeCode(error instanceof Error ? error.cause : undefined);
+      return { reachable: false, detail: code === undefined ? message : `${message} (${code})` };
+    }
+  };
 }

@@ -13,6 +13,7 @@ test('defaults follow design §4', () => {
     token: undefined,
     timeoutMs: 10_000,
   });
+  assert.deepEqual(config.readiness, { probeTimeoutMs: 750, probeIntervalMs: 5_000 });
   assert.equal(config.auditLog, 'stdout');
   assert.equal(config.auth.allowAnonymous, false);
   assert.deepEqual(config.allowedOrigins, []);

@@ -1,0 +1,262 @@
+import assert from 'node:assert/strict';
+import { afterEach, describe, test } from 'node:test';
+import Fastify from 'fastify';
+import {
+  createDaguReadiness,
+  type DaguProbe,
+  type DaguProbeResult,
+  type DaguReadiness,
+  daguHealthProbe,
+  displayUrl,
+  healthRoutes,
+} from '../../../src/http/health.ts';
+
+interface LogLine {
+  level: 'info' | 'warn';
+  facts: Record<string, unknown>;
+  message: string;
+}
+
+function recordingLog() {
+  const lines: LogLine[] = [];
+  return {
+    lines,
+    log: {
+      info: (facts: Record<string, unknown>, message: string) =>
+        lines.push({ level: 'info', facts, message }),
+      warn: (facts: Record<string, unknown>, message: string) =>
+        lines.push({ level: 'warn', facts, message }),
+    } as never,
+  };
+}
+
+/** A probe whose answers the test sets; counts its calls. */
+function scriptedProbe(initial: DaguProbeResult) {
+  let answer: DaguProbeResult | 'hang' = initial;
+  let calls = 0;
+  const probe: DaguProbe = (signal) => {
+    calls += 1;
+    if (answer === 'hang') {
+      return new Promise((_resolve, reject) => {
+        signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+      });
+    }
+    return Promise.resolve(answer);
+  };
+  return {
+    probe,
+    set: (next: DaguProbeResult | 'hang') => {
+      answer = next;
+    },
+    calls: () => calls,
+  };
+}
+
+const UP: DaguProbeResult = { reachable: true, version: 'v2.15.1', apiBase: '/api/v1', generation: 2 };
+const DOWN: DaguProbeResult = { reachable: false, detail: 'Dagu is unreachable. (ECONNREFUSED)' };
+
+let open: DaguReadiness[] = [];
+afterEach(() => {
+  for (const readiness of open) readiness.close();
+  open = [];
+});
+
+function readinessWith(probe: DaguProbe, extra: { timeoutMs?: number; firstResultWaitMs?: number } = {}) {
+  const { lines, log } = recordingLog();
+  const readiness = createDaguReadiness({
+    probe,
+    url: 'http://gateway:s3cret@dagu.internal:8080/base/',
+    log,
+    timeoutMs: extra.timeoutMs ?? 200,
+    intervalMs: 0,
+    ...(extra.firstResultWaitMs === undefined ? {} : { firstResultWaitMs: extra.firstResultWaitMs }),
+  });
+  open.push(readiness);
+  return { readiness, lines };
+}
+
+describe('Dagu readiness', () => {
+  test('reports the URL without credentials, the version and the dialect found', async () => {
+    const { readiness } = readinessWith(scriptedProbe(UP).probe);
+    const snapshot = await readiness.current();
+    assert.equal(snapshot.url, 'http://dagu.internal:8080/base');
+    assert.equal(snapshot.reachable, true);
+    assert.equal(snapshot.version, 'v2.15.1');
+    assert.equal(snapshot.apiBase, '/api/v1');
+    assert.equal(snapshot.generation, 2);
+    assert.match(snapshot.checkedAt ?? '', /^\d{4}-\d\d-\d\dT/);
+  });
+
+  test('answers from the cache: current() does not probe again', async () => {
+    const scripted = scriptedProbe(UP);
+    const { readiness } = readinessWith(scripted.probe);
+    await readiness.current();
+    const calls = scripted.calls();
+    for (let i = 0; i < 5; i++) await readiness.current();
+    assert.equal(scripted.calls(), calls);
+  });
+
+  test('a hanging probe ends at its own timeout with a reason naming it', async () => {
+    const scripted = scriptedProbe(UP);
+    scripted.set('hang');
+    const { readiness } = readinessWith(scripted.probe, { timeoutMs: 100, firstResultWaitMs: 500 });
+    const started = performance.now();
+    const snapshot = await readiness.current();
+    assert.ok(performance.now() - started < 500);
+    assert.equal(snapshot.reachable, false);
+    assert.equal(snapshot.detail, 'Dagu did not answer its health route within 100 ms');
+  });
+
+  test('before the first probe ends, current() waits at most firstResultWaitMs and says why', async () => {
+    const scripted = scriptedProbe(UP);
+    scripted.set('hang');
+    const { readiness } = readinessWith(scripted.probe, { timeoutMs: 5000, firstResultWaitMs: 50 });
+    const snapshot = await readiness.current();
+    assert.equal(snapshot.reachable, false);
+    assert.match(snapshot.detail ?? '', /not been checked yet/);
+    assert.equal(snapshot.checkedAt, undefined);
+  });
+
+  test('logs once when Dagu goes away and once when it is back', async () => {
+    const scripted = scriptedProbe(UP);
+    const { readiness, lines } = readinessWith(scripted.probe);
+    await readiness.current();
+    scripted.set(DOWN);
+    for (let i = 0; i < 3; i++) await readiness.refresh();
+    scripted.set(UP);
+    for (let i = 0; i < 3; i++) await readiness.refresh();
+    assert.deepEqual(
+      lines.map((line) => [line.level, line.message]),
+      [
+        ['info', 'Dagu found'],
+        ['warn', 'Dagu is unreachable; /readyz answers 503 until it is back'],
+        ['info', 'Dagu is reachable again'],
+      ],
+    );
+    assert.equal(lines[1]?.facts.reason, DOWN.detail);
+    assert.equal(lines[1]?.facts.dagu, 'http://dagu.internal:8080/base');
+    assert.equal(lines[2]?.facts.version, 'v2.15.1');
+  });
+
+  test('an observed outcome that contradicts the cached state probes at once; an agreeing one does not', async () => {
+    const scripted = scriptedProbe(UP);
+    const { readiness } = readinessWith(scripted.probe);
+    await readiness.current();
+    const calls = scripted.calls();
+    readiness.observe(true);
+    assert.equal(scripted.calls(), calls);
+    scripted.set(DOWN);
+    readiness.observe(false);
+    assert.equal(scripted.calls(), calls + 1);
+    assert.equal((await readiness.refresh()).reachable, false);
+  });
+
+  test('concurrent refreshes share one probe', async () => {
+    const scripted = scriptedProbe(UP);
+    const { readiness } = readinessWith(scripted.probe);
+    await readiness.current();
+    const calls = scripted.calls();
+    await Promise.all([readiness.refresh(), readiness.refresh(), readiness.refresh()]);
+    assert.equal(scripted.calls(), calls + 1);
+  });
+
+  test('the background timer probes on its own', async () => {
+    const scripted = scriptedProbe(UP);
+    const readiness = createDaguReadiness({
+      probe: scripted.probe,
+      url: 'http://127.0.0.1:1',
+      log: recordingLog().log,
+      timeoutMs: 100,
+      intervalMs: 20,
+    });
+    open.push(readiness);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.ok(scripted.calls() >= 3, `calls: ${scripted.calls()}`);
+  });
+});
+
+test('displayUrl removes user name and password and keeps the rest', () => {
+  assert.equal(displayUrl('http://u:p@dagu:8080/x/'), 'http://dagu:8080/x');
+  assert.equal(displayUrl('https://dagu.example'), 'https://dagu.example');
+});
+
+describe('daguHealthProbe', () => {
+  const client = (answer: { status: number; body: unknown } | Error) => ({
+    get: async () => {
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+  });
+  const signal = new AbortController().signal;
+
+  test('a 200 healthy answer is reachable with its version', async () => {
+    assert.deepEqual(
+      await daguHealthProbe(client({ status: 200, body: { status: 'healthy', version: '1.30.3' } }))(signal),
+      { reachable: true, version: '1.30.3' },
+    );
+  });
+
+  test('an unhealthy answer, another status or a transport failure is not reachable, with the reason', async () => {
+    assert.deepEqual(
+      await daguHealthProbe(client({ status: 200, body: { status: 'unhealthy', version: 'v2.15.1' } }))(
+        signal,
+      ),
+      { reachable: false, detail: 'Dagu reports itself unhealthy', version: 'v2.15.1' },
+    );
+    assert.deepEqual(await daguHealthProbe(client({ status: 404, body: 'not found' }))(signal), {
+      reachable: false,
+      detail: 'Dagu answered its health route with HTTP 404',
+    });
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    assert.deepEqual(
+      await daguHealthProbe(client(new Error('Dagu is unreachable.', { cause: refused })))(signal),
+      { reachable: false, detail: 'Dagu is unreachable. (ECONNREFUSED)' },
+    );
+  });
+});
+
+describe('/healthz and /readyz', () => {
+  async function serve(snapshot: DaguProbeResult, checks: Array<{ ok: boolean; detail?: string }> = []) {
+    const app = Fastify();
+    const readiness = createDaguReadiness({
+      probe: async () => snapshot,
+      url: 'http://dagu:8080',
+      log: recordingLog().log,
+      timeoutMs: 100,
+      intervalMs: 0,
+    });
+    open.push(readiness);
+    await app.register(healthRoutes, {
+      dagu: readiness,
+      checks: checks.map((result, i) => ({ name: `local${i}`, check: async () => result })),
+    });
+    return app;
+  }
+
+  test('ready: 200 with what is known of Dagu', async () => {
+    const app = await serve(UP, [{ ok: true }]);
+    const response = await app.inject('/readyz');
+    assert.equal(response.statusCode, 200);
+    const body = response.json();
+    assert.equal(body.status, 'ready');
+    assert.equal(body.reason, undefined);
+    assert.equal(body.dagu.version, 'v2.15.1');
+    assert.deepEqual(body.checks, [
+      { name: 'dagu', ok: true },
+      { name: 'local0', ok: true },
+    ]);
+    await app.close();
+  });
+
+  test('not ready: 503 with every failed check in the reason; /healthz stays 200', async () => {
+    const app = await serve(DOWN, [{ ok: false, detail: 'ENOSPC' }]);
+    const response = await app.inject('/readyz');
+    assert.equal(response.statusCode, 503);
+    const body = response.json();
+    assert.equal(body.status, 'not_ready');
+    assert.equal(body.reason, 'dagu: Dagu is unreachable. (ECONNREFUSED); local0: ENOSPC');
+    assert.equal(body.dagu.url, 'http://dagu:8080');
+    assert.equal((await app.inject('/healthz')).statusCode, 200);
+    await app.close();
+  });
+});
