@@ -78,6 +78,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     log: app.log,
     timeoutMs: config.readiness.probeTimeoutMs,
     intervalMs: config.readiness.probeIntervalMs,
+    onProbe: (snapshot) => metrics.daguProbed(snapshot),
   });
   const workbook = createWorkbookReader(config.workbook);
   const reads = createReadService({ dagu, workbook }, TARGET_HANDLERS);

@@ -51,6 +51,8 @@ export interface DaguReadinessOptions {
   timeoutMs: number;
   /** Background probe period; 0 disables the timer (probes then run on demand and on observed outcomes). */
   intervalMs: number;
+  /** Called with every probe's result (metrics). */
+  onProbe?(snapshot: DaguReadinessSnapshot): void;
   /** How long `/readyz` waits for the very first probe before answering "not checked yet". */
   firstResultWaitMs?: number;
   now?: () => Date;
@@ -111,6 +113,7 @@ export function createDaguReadiness(options: DaguReadinessOptions): DaguReadines
     const next: DaguReadinessSnapshot = { ...result, url, checkedAt: now().toISOString() };
     if (!closed) report(snapshot, next);
     snapshot = next;
+    options.onProbe?.(next);
     return next;
   };
 

@@ -109,6 +109,8 @@ export interface GatewayMetrics {
   inflight(delta: 1 | -1): void;
   auditWriteFailure(): void;
   keyReload(result: 'ok' | 'error'): void;
+  /** The result of the last readiness probe of Dagu: `dagu_up` 1/0 and `dagu_build_info{version}` 1. */
+  daguProbed(probe: { reachable: boolean; version?: string | undefined }): void;
   /** The exposition text for `GET /metrics`. */
   render(): Promise<string>;
 }
@@ -180,6 +182,18 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     labelNames: ['result'],
     registers: [registry],
   });
+  const daguUp = new Gauge({
+    name: 'dagu_up',
+    help: 'Whether Dagu answered the last readiness probe of its health route (1) or not (0).',
+    registers: [registry],
+  });
+  const daguBuildInfo = new Gauge({
+    name: 'dagu_build_info',
+    help: 'The version the connected Dagu reports on its health route (always 1; one series at a time).',
+    labelNames: ['version'],
+    registers: [registry],
+  });
+  let shownVersion: string | undefined;
   for (const reason of AUTH_FAILURE_REASONS) authFailures.inc({ reason }, 0);
   for (const reason of ['rate', 'concurrency']) rateLimited.inc({ reason }, 0);
 
@@ -209,6 +223,15 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     inflight: (delta) => inflight.inc(delta),
     auditWriteFailure: () => auditWriteFailures.inc(),
     keyReload: (result) => keyReloads.inc({ result }),
+    daguProbed({ reachable, version }) {
+      daguUp.set(reachable ? 1 : 0);
+      // A version string is Dagu's, not the caller's, but still bounded: one series, replaced on change.
+      const label = version !== undefined && /^[A-Za-z0-9._+-]{1,40}$/.test(version) ? version : undefined;
+      if (label === undefined || label === shownVersion) return;
+      daguBuildInfo.reset();
+      daguBuildInfo.set({ version: label }, 1);
+      shownVersion = label;
+    },
     render: () => registry.metrics(),
   };
 }

@@ -18,6 +18,8 @@ const FAMILIES = [
   'mcp_gateway_inflight_calls',
   'mcp_gateway_audit_write_failures_total',
   'mcp_gateway_api_keys_reloads_total',
+  'dagu_up',
+  'dagu_build_info',
 ];
 
 /** `name{labels} value` lines of the exposition text, for one family. */
@@ -122,6 +124,18 @@ describe('metrics', () => {
       text,
       /dagu_upstream_request_duration_seconds_count\{route="\/dags\/\{fileName\}",status="other"\} 1/,
     );
+  });
+
+  it('dagu_up follows the last probe; dagu_build_info keeps one series, the version last reported', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    assert.deepEqual(await samples(metrics, 'dagu_up '), ['dagu_up 0']);
+    metrics.daguProbed({ reachable: true, version: '1.30.3' });
+    metrics.daguProbed({ reachable: true, version: 'v2.15.1' });
+    assert.deepEqual(await samples(metrics, 'dagu_up '), ['dagu_up 1']);
+    assert.deepEqual(await samples(metrics, 'dagu_build_info{'), ['dagu_build_info{version="v2.15.1"} 1']);
+    metrics.daguProbed({ reachable: false });
+    metrics.daguProbed({ reachable: true, version: 'not a {version}' });
+    assert.deepEqual(await samples(metrics, 'dagu_build_info{'), ['dagu_build_info{version="v2.15.1"} 1']);
   });
 
   it('maps label values through bounded sets', () => {
