@@ -97,7 +97,12 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
   // DNS-rebinding protection on every route, before anything else runs.
   app.addHook(
     'onRequest',
-    hostOriginHook({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, audit }),
+    hostOriginHook({
+      allowedHosts: config.allowedHosts,
+      allowedOrigins: config.allowedOrigins,
+      loopbackOrigins: config.loopbackOrigins,
+      audit,
+    }),
   );
   await app.register(protectedResourceRoutes, {
     mcpPath: config.mcpPath,

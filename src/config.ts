@@ -33,6 +33,8 @@ export interface GatewayConfig {
   };
   allowedHosts: string[];
   allowedOrigins: string[];
+  /** Loopback bind and ALLOWED_ORIGINS unset: `http://` origins on loopback hosts are accepted too. */
+  loopbackOrigins: boolean;
   auditLog: string;
   limits: {
     rateLimitPerMinute: number;
@@ -191,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     },
     allowedHosts: list(v.ALLOWED_HOSTS) ?? LOOPBACK_NAMES,
     allowedOrigins: list(v.ALLOWED_ORIGINS) ?? [],
+    loopbackOrigins: isLoopbackHost(host) && list(v.ALLOWED_ORIGINS) === undefined,
     auditLog: str('AUDIT_LOG')!,
     limits: {
       rateLimitPerMinute: num('RATE_LIMIT_PER_MINUTE'),

@@ -10,6 +10,11 @@ export interface HostOriginOptions {
    * without an Origin header (every non-browser client) pass; an empty list refuses every Origin.
    */
   allowedOrigins: readonly string[];
+  /**
+   * Also accept `http://` origins on loopback hosts (`localhost`, `127.0.0.1`, `[::1]`), any port: a
+   * browser-based client on the same machine (MCP Inspector). For a loopback bind with no explicit list.
+   */
+  loopbackOrigins?: boolean;
   audit?: { record(entry: AuditEntry): void };
 }
 
@@ -35,7 +40,15 @@ function hostnameOf(hostHeader: string | undefined): string | undefined {
   }
 }
 
-export function originMatcher(allowed: readonly string[]): (origin: string) => boolean {
+const LOOPBACK_ORIGIN_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** An `http://` origin on a loopback host, any port (URL parsing yields `[::1]` and lower case). */
+const isLoopbackOrigin = (url: URL) => url.protocol === 'http:' && LOOPBACK_ORIGIN_HOSTS.has(url.hostname);
+
+export function originMatcher(
+  allowed: readonly string[],
+  options: { loopback?: boolean } = {},
+): (origin: string) => boolean {
   const origins = new Set<string>();
   const schemes = new Set<string>();
   const hosts = new Set<string>();
@@ -63,6 +76,7 @@ export function originMatcher(allowed: readonly string[]): (origin: string) => b
       return false; // includes the opaque `null` origin
     }
     if (url.hostname === '') return schemes.has(url.protocol);
+    if (options.loopback === true && isLoopbackOrigin(url)) return true;
     return origins.has(url.origin) || hosts.has(url.hostname) || schemes.has(url.protocol);
   };
 }
@@ -75,7 +89,7 @@ export function originMatcher(allowed: readonly string[]): (origin: string) => b
 export function hostOriginHook(options: HostOriginOptions) {
   const anyHost = options.allowedHosts.includes('*');
   const hosts = new Set(options.allowedHosts.map(normaliseHost));
-  const originAllowed = originMatcher(options.allowedOrigins);
+  const originAllowed = originMatcher(options.allowedOrigins, { loopback: options.loopbackOrigins === true });
 
   function deny(
     request: FastifyRequest,

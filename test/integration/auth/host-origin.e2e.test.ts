@@ -154,3 +154,41 @@ describe('Origin', () => {
     });
   }
 });
+
+describe('loopback origins', () => {
+  test('with ALLOWED_ORIGINS set, only its list counts: a loopback Origin is refused', async () => {
+    const response = await send({ method: 'POST', path: '/mcp' }, { origin: 'http://localhost:6274' });
+    assert.equal(response.status, 403);
+    assert.equal(JSON.parse(response.text).code, 'invalid_origin');
+  });
+
+  for (const era of ['modern', 'legacy'] as const) {
+    test(`a loopback bind without ALLOWED_ORIGINS serves the ${era} client from a loopback Origin, any port`, async () => {
+      const local = await startCapturedGateway({
+        DAGU_URL: dagu.url,
+        DAGU_API_BASE: dagu.apiBase,
+        AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'origin-key', key: KEY }]),
+      });
+      try {
+        for (const origin of ['http://localhost:6274', 'http://127.0.0.1:5173', 'http://[::1]:80']) {
+          const client = await CONNECTORS[era](local.mcpUrl, { ...bearer(KEY), origin });
+          try {
+            const result = await client.callTool({ target: 'dag', name: dagu.seed.dags.twoSteps });
+            assert.notEqual(result.isError, true, `${origin}: ${JSON.stringify(result.structuredContent)}`);
+          } finally {
+            await client.close();
+          }
+        }
+        for (const origin of ['https://evil.example', 'http://localhost.evil.example:6274']) {
+          await assert.rejects(
+            CONNECTORS[era](local.mcpUrl, { ...bearer(KEY), origin }),
+            (error: unknown) => httpFailure(error).status === 403,
+            origin,
+          );
+        }
+      } finally {
+        await local.close();
+      }
+    });
+  }
+});

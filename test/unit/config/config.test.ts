@@ -36,6 +36,15 @@ test('values are coerced, trimmed and split', () => {
   assert.deepEqual(config.workbook.roots, ['/srv/a', '/srv/b']);
 });
 
+test('loopback origins: on for a loopback bind without ALLOWED_ORIGINS, off otherwise', () => {
+  assert.equal(loadConfig({}).loopbackOrigins, true);
+  assert.equal(loadConfig({ HOST: 'localhost' }).loopbackOrigins, true);
+  assert.equal(loadConfig({ HOST: '::1' }).loopbackOrigins, true);
+  assert.equal(loadConfig({ ALLOWED_ORIGINS: 'https://app.example' }).loopbackOrigins, false);
+  assert.equal(loadConfig({ HOST: '0.0.0.0', AUTH_ALLOW_ANONYMOUS: 'true' }).loopbackOrigins, false);
+  assert.equal(loadConfig({ HOST: '10.0.0.5' }).loopbackOrigins, false);
+});
+
 test('invalid configuration fails with one clear line per problem and never echoes a secret', () => {
   assert.throws(
     () =>

@@ -93,6 +93,47 @@ describe('Host and Origin checks', () => {
   });
 });
 
+describe('loopback origins (a loopback bind with ALLOWED_ORIGINS unset)', () => {
+  it('accepts http:// origins on localhost, 127.0.0.1 and [::1] with any port, and nothing else', () => {
+    const allowed = originMatcher([], { loopback: true });
+    for (const origin of [
+      'http://localhost:6274',
+      'http://LOCALHOST:1',
+      'http://localhost',
+      'http://127.0.0.1:8090',
+      'http://[::1]:5173',
+    ]) {
+      assert.equal(allowed(origin), true, origin);
+    }
+    for (const origin of [
+      'https://localhost:6274',
+      'http://127.0.0.2:8090',
+      'http://localhost.evil.example',
+      'http://evil.example',
+      'http://0.0.0.0:8090',
+      'http://[::ffff:127.0.0.1]:80',
+      'null',
+      'file://',
+    ]) {
+      assert.equal(allowed(origin), false, origin);
+    }
+    assert.equal(originMatcher([])('http://localhost:6274'), false, 'off unless asked for');
+  });
+
+  it('lets the hook serve a loopback Origin and still refuse a foreign one', async () => {
+    const instance = Fastify();
+    instance.addHook(
+      'onRequest',
+      hostOriginHook({ allowedHosts: ['localhost'], allowedOrigins: [], loopbackOrigins: true }),
+    );
+    instance.get('/healthz', async () => ({ status: 'ok' }));
+    const get = (origin: string) =>
+      instance.inject({ method: 'GET', url: '/healthz', headers: { host: 'localhost:8090', origin } });
+    assert.equal((await get('http://localhost:6274')).statusCode, 200);
+    assert.equal((await get('http://evil.example')).statusCode, 403);
+  });
+});
+
 describe('protected-resource metadata (RFC 9728)', () => {
   it('serves the document at the path-suffixed and the bare well-known URL', async () => {
     const server = Fastify();
