@@ -14,6 +14,7 @@ import { hostOriginHook } from './http/security.ts';
 import { createMcpEndpoint } from './mcp/server.ts';
 import { createMetrics, type GatewayMetrics } from './metrics/metrics.ts';
 import { createOperationObserver } from './observe.ts';
+import { createCompletionService } from './read/completion.ts';
 import { createReadService } from './read/service.ts';
 import { TARGET_HANDLERS } from './read/targets/index.ts';
 import { GATEWAY_VERSION } from './version.ts';
@@ -89,6 +90,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     version: GATEWAY_VERSION,
     maxRequestBodySize: config.limits.bodyLimitBytes,
     reads,
+    completions: createCompletionService(reads),
     observe,
     onError: (error) => app.log.debug({ err: error }, 'mcp transport error'),
   });

@@ -1,4 +1,4 @@
-import type { AuditLog } from './audit/audit-log.ts';
+import type { AuditEntry, AuditLog } from './audit/audit-log.ts';
 import { redactArguments } from './audit/redact.ts';
 import type { Log } from './core/log.ts';
 import type { OperationObserver, OperationRecord } from './mcp/operations.ts';
@@ -10,6 +10,12 @@ export interface ObserverSinks {
   /** The application log: unexpected failures are logged with their cause (never sent to the caller). */
   log: Log;
 }
+
+const AUDIT_EVENTS = {
+  'tools/call': 'mcp.tool_call',
+  'resources/read': 'mcp.resource_read',
+  'completion/complete': 'mcp.completion',
+} as const satisfies Record<OperationRecord['method'], AuditEntry['event']>;
 
 /** What happens after every MCP read: one metrics observation, one audit record, and a log line on internal errors. */
 export function createOperationObserver({ metrics, audit, log }: ObserverSinks): OperationObserver {
@@ -30,10 +36,12 @@ export function createOperationObserver({ metrics, audit, log }: ObserverSinks):
     const fromArguments =
       record.method === 'tools/call'
         ? redactArguments(request?.rawArguments?.value)
-        : { uri: outcome.facts.uri };
+        : record.method === 'resources/read'
+          ? { uri: outcome.facts.uri }
+          : {};
     audit.record({
       ...fromArguments,
-      event: record.method === 'tools/call' ? 'mcp.tool_call' : 'mcp.resource_read',
+      event: AUDIT_EVENTS[record.method],
       requestId: request?.requestId ?? 'unknown',
       ...(request
         ? { identity: request.identity, identityKind: request.identityKind, role: request.role }

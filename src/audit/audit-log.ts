@@ -10,7 +10,7 @@ import { type AuditArgumentFields, auditText, splitAuditUri } from './redact.ts'
 export interface AuditEntry extends AuditArgumentFields {
   /** ISO time; record() fills it when absent. */
   time?: string;
-  event: 'mcp.tool_call' | 'mcp.resource_read' | 'mcp.request_denied';
+  event: 'mcp.tool_call' | 'mcp.resource_read' | 'mcp.completion' | 'mcp.request_denied';
   requestId: string;
   /** Key name, JWT `sub`, or `anonymous`; absent when the request was not authenticated. */
   identity?: string;
@@ -20,7 +20,7 @@ export interface AuditEntry extends AuditArgumentFields {
   clientName?: string;
   clientVersion?: string;
   protocolVersion?: string;
-  /** The MCP method (`tools/call`, `resources/read`). */
+  /** The MCP method (`tools/call`, `resources/read`, `completion/complete`). */
   method?: string;
   tool?: string;
   /** `ok`, or the error code (`resource_not_found`, `unauthenticated`, `rate_limited`, …). */

@@ -39,8 +39,8 @@ export interface AuthPluginOptions {
   realm?: string;
 }
 
-/** Only these JSON-RPC methods are metered: initialize, lists and pings never hit the limits. */
-const METERED_METHODS = new Set(['tools/call', 'resources/read']);
+/** Only these JSON-RPC methods are metered (they read Dagu): initialize, lists and pings never are. */
+const METERED_METHODS = new Set(['tools/call', 'resources/read', 'completion/complete']);
 
 interface RpcMessage {
   method?: unknown;

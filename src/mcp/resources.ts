@@ -61,7 +61,7 @@ const TEMPLATES: ReadonlyArray<{ uriTemplate: string; description: string }> = [
 /** A concrete URI for a template, so the link table gives its contract name and MIME type. */
 const sampleUri = (template: string) => template.replace(/\{\?[^}]*\}$/, '').replace(/\{\+?(\w+)\*?\}/g, 'x');
 
-const RESOURCE_TEMPLATES = TEMPLATES.map((template) => {
+export const RESOURCE_TEMPLATES = TEMPLATES.map((template) => {
   const { name, mimeType } = resourceLinkFor(sampleUri(template.uriTemplate));
   return { ...template, name, mimeType };
 });
@@ -80,7 +80,7 @@ const FIXED_RESOURCES = [
 ];
 
 /** JSON-RPC codes for failed reads: the caller's fault is Invalid Params (also the spec's "not found"). */
-const JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
+export const JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
   unauthenticated: ProtocolErrorCode.InvalidRequest,
   unauthorized: ProtocolErrorCode.InvalidRequest,
   invalid_tool_input: ProtocolErrorCode.InvalidParams,

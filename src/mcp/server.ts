@@ -4,8 +4,12 @@ import {
   McpServer,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import type { CompletionService } from '../read/completion.ts';
 import type { ReadService } from '../read/service.ts';
+import { registerCompletions } from './completion.ts';
+import { registerLogging } from './logging.ts';
 import type { OperationObserver } from './operations.ts';
+import { registerPrompts } from './prompts.ts';
 import { registerResources } from './resources.ts';
 import { registerReadTool } from './tool.ts';
 
@@ -14,6 +18,7 @@ export const SERVER_NAME = 'dagu-mcp-gateway';
 export interface McpEndpointOptions {
   version: string;
   reads: ReadService;
+  completions: CompletionService;
   observe: OperationObserver;
   maxRequestBodySize: number;
   onError?: (error: Error) => void;
@@ -44,6 +49,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     );
     registerReadTool(server, options.reads, options.observe);
     registerResources(server, options.reads, options.observe);
+    registerPrompts(server);
+    registerLogging(server);
+    registerCompletions(server, options.completions, options.observe);
     return server;
   };
   const modern = createMcpHandler(buildServer, {

@@ -32,7 +32,30 @@ export interface TestClient {
   readResource(uri: string): Promise<{ contents: Array<{ uri: string; mimeType?: string; text?: string }> }>;
   listResources(): Promise<{ resources: Array<{ uri: string; name: string; mimeType?: string }> }>;
   listResourceTemplates(): Promise<{ resourceTemplates: Array<{ uriTemplate: string; name: string }> }>;
+  listPrompts(): Promise<{ prompts: Array<Record<string, unknown>> }>;
+  getPrompt(name: string, args?: Record<string, string>): Promise<PromptResult>;
+  complete(params: CompleteParams): Promise<{ completion: CompletionValues }>;
+  setLoggingLevel(level: string): Promise<Record<string, unknown>>;
+  /** The capabilities the server announced (initialize result or server/discover). */
+  serverCapabilities(): Record<string, unknown> | undefined;
   close(): Promise<void>;
+}
+
+export interface PromptResult {
+  description?: string;
+  messages: Array<{ role: string; content: Record<string, unknown> }>;
+}
+
+export interface CompleteParams {
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+  argument: { name: string; value: string };
+  context?: { arguments?: Record<string, string> };
+}
+
+export interface CompletionValues {
+  values: string[];
+  total?: number;
+  hasMore?: boolean;
 }
 
 export interface ToolResult {
@@ -69,6 +92,11 @@ interface AnyClient {
   readResource(params: { uri: string }): Promise<unknown>;
   listResources(): Promise<unknown>;
   listResourceTemplates(): Promise<unknown>;
+  listPrompts(): Promise<unknown>;
+  getPrompt(params: { name: string; arguments?: Record<string, string> }): Promise<unknown>;
+  complete(params: CompleteParams): Promise<unknown>;
+  setLoggingLevel(level: never): Promise<unknown>;
+  getServerCapabilities(): Record<string, unknown> | undefined;
   close(): Promise<void>;
 }
 
@@ -88,6 +116,14 @@ function wrap(era: 'modern' | 'legacy', client: AnyClient): TestClient {
       (await client.listResources()) as Awaited<ReturnType<TestClient['listResources']>>,
     listResourceTemplates: async () =>
       (await client.listResourceTemplates()) as Awaited<ReturnType<TestClient['listResourceTemplates']>>,
+    listPrompts: async () => (await client.listPrompts()) as Awaited<ReturnType<TestClient['listPrompts']>>,
+    getPrompt: async (name, args) =>
+      (await client.getPrompt({ name, ...(args ? { arguments: args } : {}) })) as PromptResult,
+    complete: async (params) => (await client.complete(params)) as { completion: CompletionValues },
+    // Invalid levels are sent as they are: the server must refuse them.
+    setLoggingLevel: async (level) =>
+      (await client.setLoggingLevel(level as never)) as Record<string, unknown>,
+    serverCapabilities: () => client.getServerCapabilities(),
     close: () => client.close(),
   };
 }

@@ -1,4 +1,5 @@
-// Schema snapshot of what clients see in tools/list and resources/templates/list: a change to the
+// Schema snapshot of what clients see in the capabilities, tools/list, resources/templates/list and
+// prompts/list: a change to the
 // advertised contract must be a deliberate change to the snapshot (UPDATE_SNAPSHOTS=1 rewrites it).
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,14 +17,15 @@ after(async () => {
   await gateway?.close();
 });
 
-test('tools/list and resources/templates/list match the snapshot, for both client eras', async () => {
+test('capabilities, tools, resource templates and prompts match the snapshot, for both client eras', async () => {
   const surfaces = [];
   for (const connect of [connectModern, connectLegacy]) {
     const client = await connect(gateway.mcpUrl);
     try {
       const { tools } = await client.listTools();
       const { resourceTemplates } = await client.listResourceTemplates();
-      surfaces.push({ tools, resourceTemplates });
+      const { prompts } = await client.listPrompts();
+      surfaces.push({ capabilities: client.serverCapabilities(), tools, resourceTemplates, prompts });
     } finally {
       await client.close();
     }
