@@ -28,6 +28,7 @@ const STEP_LOG = `${RUN}/steps/{stepName}/logs${LOG_QUERY}`;
 const SUB_STEP_LOG = `${SUB}/steps/{stepName}/logs${LOG_QUERY}`;
 const SPEC = 'dagu://dags/{name}/spec';
 const WIKI = 'dagu://wiki/{workspace}{?page,perPage,flat,sort,order,prefix}';
+const WIKI_PAGE = 'dagu://wiki/{workspace}/{+path}';
 const RUNS = 'dagu://runs{?name,dagRunId,status*,fromDate,toDate,limit,cursor,labels}';
 
 let dagu: TestDagu;
@@ -148,6 +149,27 @@ for (const era of ['modern', 'legacy'] as const) {
         const workspaces = (await client.complete(template(WIKI, 'workspace'))).completion.values;
         assert.ok(workspaces.includes('default'), JSON.stringify(workspaces));
         if (dagu.generation === 1) assert.deepEqual(workspaces, ['default'], 'Dagu 1.x has one workspace');
+        const pages = (workspace: string) => client.complete(template(WIKI_PAGE, 'path', '', { workspace }));
+        if (dagu.generation === 1) {
+          // No wiki on Dagu 1.x: an error that says so, not an empty list.
+          await assert.rejects(pages('default'), (error: unknown) => {
+            assert.equal((error as { data?: { code?: string } }).data?.code, 'resource_unavailable');
+            return true;
+          });
+        } else {
+          // Every workspace the 2.x seed fills: the paths are exactly what a wiki read lists.
+          let listed = 0;
+          for (const workspace of workspaces) {
+            const read = await client.callTool({ target: 'wiki', workspace, query: 'flat=true&perPage=200' });
+            const ids = (read.structuredContent?.data as { items: Array<{ id: string }> }).items.map(
+              (item) => item.id,
+            );
+            assert.deepEqual((await pages(workspace)).completion.values, ids, workspace);
+            listed += ids.length;
+          }
+          assert.ok(listed > 0, 'the seeded pages are suggested');
+          assert.ok(workspaces.length > 1, `the 2.x seed has workspaces besides default: ${workspaces}`);
+        }
         const topics = await client.complete(template('dagu://reference/{topic}', 'topic', 'read'));
         assert.deepEqual(topics.completion.values, ['read-tool']);
         const names = await client.complete(template(STEP_LOG, 'query', 'tail=50&'));
@@ -237,8 +259,13 @@ for (const era of ['modern', 'legacy'] as const) {
         }
         const own = await client.complete(template(RUN, 'dagRunId', '', { name: dags.twoSteps }));
         assert.equal(own.completion.values.length, 3);
-        const workspaces = await client.complete(template(WIKI, 'workspace'));
-        assert.deepEqual(workspaces.completion.values, [], 'workspaces: [ops] excludes default');
+        // workspaces: [ops] (Dagu 1.x has only `default`; the 2.x seed adds `ops`).
+        const workspaces = (await client.complete(template(WIKI, 'workspace'))).completion.values;
+        assert.deepEqual(workspaces, dagu.generation === 1 ? [] : ['ops']);
+        if (dagu.generation === 2) {
+          const hidden = await client.complete(template(WIKI_PAGE, 'path', '', { workspace: 'default' }));
+          assert.deepEqual(hidden.completion.values, [], "another workspace's pages");
+        }
       });
     });
   });
