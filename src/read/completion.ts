@@ -65,7 +65,7 @@ const objects = (value: unknown): Json[] =>
 const strings = (values: Iterable<unknown>): string[] =>
   [...values].filter((value): value is string => typeof value === 'string' && value !== '');
 
-/** Suggestions found (`known: false` when Dagu holds more than were fetched). */
+/** Suggestions found (`complete: false` when Dagu holds more than were fetched). */
 interface Found {
   values: string[];
   complete: boolean;

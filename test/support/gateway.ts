@@ -129,3 +129,18 @@ function wrap(era: 'modern' | 'legacy', client: AnyClient): TestClient {
 }
 
 export const CONNECTORS = { modern: connectModern, legacy: connectLegacy } as const;
+
+/** Connects a client of `era`, hands it to `use`, and closes it however `use` ends. */
+export async function withClient(
+  era: 'modern' | 'legacy',
+  mcpUrl: string,
+  headers: Record<string, string>,
+  use: (client: TestClient) => Promise<void>,
+): Promise<void> {
+  const client = await CONNECTORS[era](mcpUrl, headers);
+  try {
+    await use(client);
+  } finally {
+    await client.close();
+  }
+}

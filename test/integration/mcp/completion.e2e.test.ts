@@ -15,7 +15,7 @@ import {
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
 import { getTestDagu, startDagu, type TestDagu } from '../../support/dagu.ts';
-import { CONNECTORS, type CompleteParams, type TestClient } from '../../support/gateway.ts';
+import { CONNECTORS, type CompleteParams, type TestClient, withClient } from '../../support/gateway.ts';
 
 const FULL_KEY = newApiKey('full');
 const SCOPED_KEY = newApiKey('scoped');
@@ -61,25 +61,19 @@ const template = (
   ...(context ? { context: { arguments: context } } : {}),
 });
 
-async function withClient(era: 'modern' | 'legacy', key: string, use: (client: TestClient) => Promise<void>) {
-  const client = await CONNECTORS[era](gateway.mcpUrl, bearer(key));
-  try {
-    await use(client);
-  } finally {
-    await client.close();
-  }
-}
+const withKey = (era: 'modern' | 'legacy', key: string, use: (client: TestClient) => Promise<void>) =>
+  withClient(era, gateway.mcpUrl, bearer(key), use);
 
 for (const era of ['modern', 'legacy'] as const) {
   describe(`completion/complete (${era} client)`, () => {
     test('declares the completions capability', async () => {
-      await withClient(era, FULL_KEY, async (client) => {
+      await withKey(era, FULL_KEY, async (client) => {
         assert.deepEqual(client.serverCapabilities()?.completions, {});
       });
     });
 
     test('DAG names: every DAG for an empty value, a case-insensitive prefix otherwise', async () => {
-      await withClient(era, FULL_KEY, async (client) => {
+      await withKey(era, FULL_KEY, async (client) => {
         const all = (await client.complete(template(SPEC, 'name'))).completion;
         assert.deepEqual([...all.values].sort(), Object.values(dagu.seed.dags).sort());
         assert.equal(all.total, dagu.seed.dagCount);
@@ -96,7 +90,7 @@ for (const era of ['modern', 'legacy'] as const) {
     });
 
     test('run ids: latest, then the runs newest first; narrowed by the typed prefix', async () => {
-      await withClient(era, FULL_KEY, async (client) => {
+      await withKey(era, FULL_KEY, async (client) => {
         const { runs, dags } = dagu.seed;
         const context = { name: dags.twoSteps };
         const { completion } = await client.complete(template(RUN, 'dagRunId', '', context));
@@ -115,7 +109,7 @@ for (const era of ['modern', 'legacy'] as const) {
     });
 
     test('step names of a run and of a sub run; sub-run ids of a run', async () => {
-      await withClient(era, FULL_KEY, async (client) => {
+      await withKey(era, FULL_KEY, async (client) => {
         const { runs, dags, facts } = dagu.seed;
         const steps = await client.complete(
           template(STEP_LOG, 'stepName', '', { name: dags.twoSteps, dagRunId: 'latest' }),
@@ -145,7 +139,7 @@ for (const era of ['modern', 'legacy'] as const) {
     });
 
     test('workspaces, reference topics, query parameter names and closed query values', async () => {
-      await withClient(era, FULL_KEY, async (client) => {
+      await withKey(era, FULL_KEY, async (client) => {
         const workspaces = (await client.complete(template(WIKI, 'workspace'))).completion.values;
         assert.ok(workspaces.includes('default'), JSON.stringify(workspaces));
         if (dagu.generation === 1) assert.deepEqual(workspaces, ['default'], 'Dagu 1.x has one workspace');
@@ -161,7 +155,7 @@ for (const era of ['modern', 'legacy'] as const) {
           let listed = 0;
           for (const workspace of workspaces) {
             const read = await client.callTool({ target: 'wiki', workspace, query: 'flat=true&perPage=200' });
-            const ids = (read.structuredContent?.data as { items: Array<{ id: string }> }).items.map(
+            const ids = (read.structuredContent!.data as { items: Array<{ id: string }> }).items.map(
               (item) => item.id,
             );
             assert.deepEqual((await pages(workspace)).completion.values, ids, workspace);
@@ -195,7 +189,7 @@ for (const era of ['modern', 'legacy'] as const) {
     });
 
     test('prompt arguments complete like the tool fields they stand for', async () => {
-      await withClient(era, FULL_KEY, async (client) => {
+      await withKey(era, FULL_KEY, async (client) => {
         const prompt = (name: string, argument: string, value: string, context?: Record<string, string>) =>
           client.complete({
             ref: { type: 'ref/prompt', name },
@@ -231,7 +225,7 @@ for (const era of ['modern', 'legacy'] as const) {
     });
 
     test('the allowlist filters completions exactly as it filters reads', async () => {
-      await withClient(era, SCOPED_KEY, async (client) => {
+      await withKey(era, SCOPED_KEY, async (client) => {
         const { runs, dags } = dagu.seed;
         assert.deepEqual((await client.complete(template(SPEC, 'name'))).completion, {
           values: ['two-steps'],
@@ -273,7 +267,7 @@ for (const era of ['modern', 'legacy'] as const) {
 
 describe('completion/complete is metered and audited like a tool call', () => {
   test('audit lines name the method, the caller and the outcome', async () => {
-    await withClient('legacy', SCOPED_KEY, async (client) => {
+    await withKey('legacy', SCOPED_KEY, async (client) => {
       await client.complete(template(SPEC, 'name', 'tw'));
     });
     const line = gateway

@@ -15,7 +15,7 @@ import {
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
-import { CONNECTORS, type PromptResult, type TestClient } from '../../support/gateway.ts';
+import { type PromptResult, type TestClient, withClient } from '../../support/gateway.ts';
 
 const FULL_KEY = newApiKey('full');
 const SCOPED_KEY = newApiKey('scoped');
@@ -39,14 +39,8 @@ after(async () => {
   await dagu?.stop();
 });
 
-async function withClient(era: 'modern' | 'legacy', key: string, use: (client: TestClient) => Promise<void>) {
-  const client = await CONNECTORS[era](gateway.mcpUrl, bearer(key));
-  try {
-    await use(client);
-  } finally {
-    await client.close();
-  }
-}
+const withKey = (era: 'modern' | 'legacy', key: string, use: (client: TestClient) => Promise<void>) =>
+  withClient(era, gateway.mcpUrl, bearer(key), use);
 
 /** Every `dagu_read {…}` call a prompt's text names, parsed (the shortest `{…}` that is JSON). */
 function readCalls(result: PromptResult): Array<Record<string, unknown>> {
@@ -88,7 +82,7 @@ const invalidParams = (error: unknown) => {
 for (const era of ['modern', 'legacy'] as const) {
   describe(`prompts (${era} client)`, () => {
     test('prompts/list names the three investigations with their arguments', async () => {
-      await withClient(era, FULL_KEY, async (client) => {
+      await withKey(era, FULL_KEY, async (client) => {
         assert.deepEqual(client.serverCapabilities()?.prompts, {});
         const { prompts } = await client.listPrompts();
         assert.deepEqual(
@@ -100,7 +94,7 @@ for (const era of ['modern', 'legacy'] as const) {
     });
 
     test('why_did_run_fail leads to the failing step and its stderr with valid reads', async () => {
-      await withClient(era, FULL_KEY, async (client) => {
+      await withKey(era, FULL_KEY, async (client) => {
         const { dags, facts } = dagu.seed;
         const result = await client.getPrompt('why_did_run_fail', { name: dags.fails });
         const calls = readCalls(result);
@@ -132,7 +126,7 @@ for (const era of ['modern', 'legacy'] as const) {
     });
 
     test('an explicit run id is used in every call; summarize_dag and compare_runs name valid reads', async () => {
-      await withClient(era, FULL_KEY, async (client) => {
+      await withKey(era, FULL_KEY, async (client) => {
         const { dags, runs } = dagu.seed;
         const pinned = await client.getPrompt('why_did_run_fail', { name: dags.fails, dagRunId: runs.fails });
         assert.ok(
@@ -168,7 +162,7 @@ for (const era of ['modern', 'legacy'] as const) {
     });
 
     test('bad prompt requests are Invalid params (-32602)', async () => {
-      await withClient(era, FULL_KEY, async (client) => {
+      await withKey(era, FULL_KEY, async (client) => {
         await assert.rejects(client.getPrompt('why_did_run_fail', {}), invalidParams);
         await assert.rejects(client.getPrompt('why_did_run_fail', { name: '  ' }), invalidParams);
         await assert.rejects(client.getPrompt('test_simple_prompt'), invalidParams);
@@ -180,7 +174,7 @@ for (const era of ['modern', 'legacy'] as const) {
     });
 
     test('a scoped caller gets the prompt, and the allowlist refuses the reads it names', async () => {
-      await withClient(era, SCOPED_KEY, async (client) => {
+      await withKey(era, SCOPED_KEY, async (client) => {
         const calls = readCalls(await client.getPrompt('why_did_run_fail', { name: dagu.seed.dags.fails }));
         const read = await client.callTool(filled(calls[0]!));
         assert.equal(read.structuredContent?.code, 'unauthorized');
@@ -194,14 +188,14 @@ for (const era of ['modern', 'legacy'] as const) {
 describe('logging', () => {
   test('both eras declare the logging capability', async () => {
     for (const era of ['modern', 'legacy'] as const) {
-      await withClient(era, FULL_KEY, async (client) => {
+      await withKey(era, FULL_KEY, async (client) => {
         assert.deepEqual(client.serverCapabilities()?.logging, {}, era);
       });
     }
   });
 
   test('initialize era: setLevel answers {} for each level, -32602 for an unknown one (v1 client)', async () => {
-    await withClient('legacy', FULL_KEY, async (client) => {
+    await withKey('legacy', FULL_KEY, async (client) => {
       for (const level of ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']) {
         assert.deepEqual(await client.setLoggingLevel(level), {}, level);
       }
