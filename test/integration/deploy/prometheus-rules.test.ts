@@ -44,7 +44,7 @@ test('promtool test rules: every unit test passes', { skip }, () => {
 test('the alerts the operator needs exist, and each one is fired by a unit test', () => {
   for (const needed of [
     'DaguMcpGatewayDaguUnreachable',
-      'DaguMcpGatewayDaguRequestsFailing',
+    'DaguMcpGatewayDaguRequestsFailing',
     'DaguMcpGatewayErrorRatioHigh',
     'DaguMcpGatewayLatencyP99High',
     'DaguMcpGatewayRateLimited',
