@@ -1,7 +1,7 @@
 import type { ReadTarget } from '../core/contract.ts';
+import type { TargetDeps, TargetHandler } from './definition.ts';
 import { buildEnvelope, type ReadEnvelope } from './envelope.ts';
 import { type ReadError, readError, type ToolErrorObject, toReadError } from './errors.ts';
-import type { TargetDeps, TargetHandler } from './handler.ts';
 import { resolveReadInput } from './input/index.ts';
 import type { CallContext, ResolvedRead } from './types.ts';
 import { asReadError } from './upstream/failure.ts';

@@ -1,6 +1,5 @@
-import { ALL_WORKSPACES, type ReadTarget } from '../core/contract.ts';
+import { ALL_WORKSPACES } from '../core/contract.ts';
 import { pathEscape } from './input/percent.ts';
-import type { QueryTarget } from './input/query.ts';
 import type { ReadFields } from './types.ts';
 
 /**
@@ -34,9 +33,7 @@ export interface UriShape {
   id: string;
   family: ResourceFamily;
   parts: readonly Part[];
-  target: ReadTarget;
-  /** The query table this shape follows; absent for singular resources, which take no query. */
-  query?: QueryTarget;
+  /** The resource link of a returned URI of this shape (the contract's resource-link table). */
   link: ResourceLinkInfo;
   /** Readable form, e.g. `dagu://runs/{name}/{dagRunId}/logs` (resource templates, messages). */
   template: string;
@@ -54,82 +51,37 @@ type ShapeRow = [
   id: string,
   family: ResourceFamily,
   parts: readonly Part[],
-  target: ReadTarget,
-  query: QueryTarget | undefined,
   linkName: string,
   mimeType: string,
 ];
 
-// The contract's URI list ("Addressing modes") and resource-link table, one row per shape.
+// The contract's URI list ("Addressing modes") and resource-link table, one row per shape; which
+// target a shape reads is said by that target's definition.
 const SHAPE_ROWS: readonly ShapeRow[] = [
-  ['references', 'reference', [], 'references', undefined, 'dagu_references', JSON_MIME],
-  [
-    'reference',
-    'reference',
-    [{ slot: 'name', label: 'topic' }],
-    'reference',
-    undefined,
-    'dagu_reference',
-    'text/markdown',
-  ],
-  ['dags', 'dags', [], 'dags', 'dags', 'dags', JSON_MIME],
-  ['dag_spec', 'dags', [N, 'spec'], 'dag_spec', undefined, 'dag_spec', 'application/yaml'],
-  ['runs', 'runs', [], 'runs', 'runs', 'dag_runs', JSON_MIME],
-  ['run', 'runs', [N, ID], 'run', undefined, 'dag_run', JSON_MIME],
-  ['run_logs', 'runs', [N, ID, 'logs'], 'run_logs', 'run_logs', 'dag_run_logs', JSON_MIME],
-  ['step_log', 'runs', [N, ID, ...STEP, 'logs'], 'step_log', 'step_log', 'dag_run_step_log', JSON_MIME],
-  ['sub_run', 'runs', [N, ID, ...SUB], 'run', undefined, 'sub_dag_run', JSON_MIME],
-  [
-    'sub_step_log',
-    'runs',
-    [N, ID, ...SUB, ...STEP, 'logs'],
-    'step_log',
-    'step_log',
-    'sub_dag_run_step_log',
-    JSON_MIME,
-  ],
-  [
-    'foreach_items',
-    'runs',
-    [N, ID, ...STEP, 'foreach'],
-    'foreach_items',
-    'foreach_items',
-    'dag_run_foreach_items',
-    JSON_MIME,
-  ],
-  [
-    'foreach_item',
-    'runs',
-    [N, ID, ...STEP, 'foreach', ITEM],
-    'foreach_item',
-    undefined,
-    'dag_run_foreach_item',
-    JSON_MIME,
-  ],
+  ['references', 'reference', [], 'dagu_references', JSON_MIME],
+  ['reference', 'reference', [{ slot: 'name', label: 'topic' }], 'dagu_reference', 'text/markdown'],
+  ['dags', 'dags', [], 'dags', JSON_MIME],
+  ['dag_spec', 'dags', [N, 'spec'], 'dag_spec', 'application/yaml'],
+  ['runs', 'runs', [], 'dag_runs', JSON_MIME],
+  ['run', 'runs', [N, ID], 'dag_run', JSON_MIME],
+  ['run_logs', 'runs', [N, ID, 'logs'], 'dag_run_logs', JSON_MIME],
+  ['step_log', 'runs', [N, ID, ...STEP, 'logs'], 'dag_run_step_log', JSON_MIME],
+  ['sub_run', 'runs', [N, ID, ...SUB], 'sub_dag_run', JSON_MIME],
+  ['sub_step_log', 'runs', [N, ID, ...SUB, ...STEP, 'logs'], 'sub_dag_run_step_log', JSON_MIME],
+  ['foreach_items', 'runs', [N, ID, ...STEP, 'foreach'], 'dag_run_foreach_items', JSON_MIME],
+  ['foreach_item', 'runs', [N, ID, ...STEP, 'foreach', ITEM], 'dag_run_foreach_item', JSON_MIME],
   [
     'foreach_step_log',
     'runs',
     [N, ID, ...STEP, 'foreach', ITEM, ...BODY],
-    'step_log',
-    'step_log',
     'dag_run_foreach_step_log',
     JSON_MIME,
   ],
-  [
-    'sub_foreach_items',
-    'runs',
-    [N, ID, ...SUB, ...STEP, 'foreach'],
-    'foreach_items',
-    'foreach_items',
-    'sub_dag_run_foreach_items',
-    JSON_MIME,
-  ],
+  ['sub_foreach_items', 'runs', [N, ID, ...SUB, ...STEP, 'foreach'], 'sub_dag_run_foreach_items', JSON_MIME],
   [
     'sub_foreach_item',
     'runs',
     [N, ID, ...SUB, ...STEP, 'foreach', ITEM],
-    'foreach_item',
-    undefined,
     'sub_dag_run_foreach_item',
     JSON_MIME,
   ],
@@ -137,22 +89,12 @@ const SHAPE_ROWS: readonly ShapeRow[] = [
     'sub_foreach_step_log',
     'runs',
     [N, ID, ...SUB, ...STEP, 'foreach', ITEM, ...BODY],
-    'step_log',
-    'step_log',
     'sub_dag_run_foreach_step_log',
     JSON_MIME,
   ],
-  ['wiki', 'wiki', [], 'wiki', 'wiki', 'wiki', JSON_MIME],
-  ['wiki_workspace', 'wiki', [{ slot: 'workspace' }], 'wiki', 'wiki', 'wiki', JSON_MIME],
-  [
-    'wiki_page',
-    'wiki',
-    [{ slot: 'workspace' }, { slot: 'path', rest: true }],
-    'wiki_page',
-    undefined,
-    'wiki_page',
-    'text/markdown',
-  ],
+  ['wiki', 'wiki', [], 'wiki', JSON_MIME],
+  ['wiki_workspace', 'wiki', [{ slot: 'workspace' }], 'wiki', JSON_MIME],
+  ['wiki_page', 'wiki', [{ slot: 'workspace' }, { slot: 'path', rest: true }], 'wiki_page', 'text/markdown'],
 ];
 
 function templateOf(family: ResourceFamily, parts: readonly Part[]): string {
@@ -160,22 +102,15 @@ function templateOf(family: ResourceFamily, parts: readonly Part[]): string {
   return [`dagu://${family}`, ...tail].join('/');
 }
 
-export const URI_SHAPES: readonly UriShape[] = Object.freeze(
-  SHAPE_ROWS.map(([id, family, parts, target, query, name, mimeType]): UriShape => {
-    const shape: UriShape = {
-      id,
-      family,
-      parts,
-      target,
-      link: { name, mimeType },
-      template: templateOf(family, parts),
-    };
-    if (query !== undefined) shape.query = query;
-    return Object.freeze(shape);
-  }),
+/** Every shape in the order of the contract's URI list; src/read/input/uri.ts adds each one's target. */
+export const SHAPE_TABLE: readonly UriShape[] = Object.freeze(
+  SHAPE_ROWS.map(
+    ([id, family, parts, name, mimeType]): UriShape =>
+      Object.freeze({ id, family, parts, link: { name, mimeType }, template: templateOf(family, parts) }),
+  ),
 );
 
-const SHAPE_BY_ID: ReadonlyMap<string, UriShape> = new Map(URI_SHAPES.map((shape) => [shape.id, shape]));
+const SHAPE_BY_ID: ReadonlyMap<string, UriShape> = new Map(SHAPE_TABLE.map((shape) => [shape.id, shape]));
 
 export function shapeById(id: string): UriShape {
   const shape = SHAPE_BY_ID.get(id);
@@ -222,7 +157,8 @@ export function buildUri(shape: UriShape, fields: ReadFields): string {
   return uri;
 }
 
-const S = {
+/** Every shape by name, for definitions and builders. */
+export const SHAPES = {
   references: shapeById('references'),
   reference: shapeById('reference'),
   dags: shapeById('dags'),
@@ -259,40 +195,43 @@ export function withQuery(uri: string, query?: string): string {
 }
 
 export function referenceUri(topic?: string): string {
-  return topic === undefined ? buildUri(S.references, {}) : buildUri(S.reference, { name: topic });
+  return topic === undefined ? buildUri(SHAPES.references, {}) : buildUri(SHAPES.reference, { name: topic });
 }
 
 export function dagsUri(query?: string): string {
-  return withQuery(buildUri(S.dags, {}), query);
+  return withQuery(buildUri(SHAPES.dags, {}), query);
 }
 
 export function dagsSpecUri(name: string): string {
-  return buildUri(S.dagSpec, { name });
+  return buildUri(SHAPES.dagSpec, { name });
 }
 
 export function runsUri(query?: string): string {
-  return withQuery(buildUri(S.runs, {}), query);
+  return withQuery(buildUri(SHAPES.runs, {}), query);
 }
 
 export function runUri(name: string, dagRunId: string, subRunId?: string): string {
   const run = { name, dagRunId, subRunId };
-  return isSub(run) ? buildUri(S.subRun, run) : buildUri(S.run, run);
+  return isSub(run) ? buildUri(SHAPES.subRun, run) : buildUri(SHAPES.run, run);
 }
 
 export function runLogsUri(name: string, dagRunId: string, query?: string): string {
-  return withQuery(buildUri(S.runLogs, { name, dagRunId }), query);
+  return withQuery(buildUri(SHAPES.runLogs, { name, dagRunId }), query);
 }
 
 export function stepLogUri(run: RunRef, stepName: string, query?: string): string {
-  return withQuery(buildUri(isSub(run) ? S.subStepLog : S.stepLog, { ...run, stepName }), query);
+  return withQuery(buildUri(isSub(run) ? SHAPES.subStepLog : SHAPES.stepLog, { ...run, stepName }), query);
 }
 
 export function foreachItemsUri(run: RunRef, stepName: string, query?: string): string {
-  return withQuery(buildUri(isSub(run) ? S.subForeachItems : S.foreachItems, { ...run, stepName }), query);
+  return withQuery(
+    buildUri(isSub(run) ? SHAPES.subForeachItems : SHAPES.foreachItems, { ...run, stepName }),
+    query,
+  );
 }
 
 export function foreachItemUri(run: RunRef, stepName: string, item: string): string {
-  return buildUri(isSub(run) ? S.subForeachItem : S.foreachItem, { ...run, stepName, item });
+  return buildUri(isSub(run) ? SHAPES.subForeachItem : SHAPES.foreachItem, { ...run, stepName, item });
 }
 
 export function foreachStepLogUri(
@@ -302,7 +241,7 @@ export function foreachStepLogUri(
   bodyStepName: string,
   query?: string,
 ): string {
-  const shape = isSub(run) ? S.subForeachStepLog : S.foreachStepLog;
+  const shape = isSub(run) ? SHAPES.subForeachStepLog : SHAPES.foreachStepLog;
   return withQuery(buildUri(shape, { ...run, stepName, item, bodyStepName }), query);
 }
 
@@ -310,12 +249,12 @@ export function foreachStepLogUri(
 export function wikiUri(workspace?: string, query?: string): string {
   const uri =
     workspace === undefined || workspace === ALL_WORKSPACES
-      ? buildUri(S.wiki, {})
-      : buildUri(S.wikiWorkspace, { workspace });
+      ? buildUri(SHAPES.wiki, {})
+      : buildUri(SHAPES.wikiWorkspace, { workspace });
   return withQuery(uri, query);
 }
 
 /** `dagu://wiki/{workspace}/{path}` with the page path's `/` kept as segment separators. */
 export function wikiPageUri(workspace: string, path: string): string {
-  return buildUri(S.wikiPage, { workspace, path });
+  return buildUri(SHAPES.wikiPage, { workspace, path });
 }

@@ -1,6 +1,6 @@
 import { UNRESTRICTED_ACCESS } from '../../src/core/access.ts';
 import type { DaguClient, DaguRequest, DaguResponse } from '../../src/dagu/types.ts';
-import type { TargetDeps } from '../../src/read/handler.ts';
+import type { TargetDeps } from '../../src/read/definition.ts';
 import type { CallContext } from '../../src/read/types.ts';
 import type { WorkbookReader } from '../../src/workbook/index.ts';
 

@@ -1,5 +1,4 @@
 import {
-  ALL_WORKSPACES,
   READ_INPUT_FIELDS,
   READ_TARGETS,
   type ReadInputField,
@@ -7,10 +6,12 @@ import {
   TARGET_FIELDS,
   type TargetField,
 } from '../../core/contract.ts';
+import { definitionOf } from '../targets/index.ts';
 
 /**
- * The field and target tables of Spec 021 ("Input" and "Target contracts"), as data.
- * Everything else in the input layer (validation, JSON schema, tests) is derived from these.
+ * The field and target tables of Spec 021 ("Input" and "Target contracts"): the field table as data,
+ * the target table derived from the target definitions (src/read/targets/). Validation, the JSON
+ * schema and the tests are derived from these.
  */
 
 /** Every field that belongs to target mode: combining any of them with `uri` is a mixed request. */
@@ -46,9 +47,6 @@ export const FIELD_SPECS: Readonly<Record<ReadInputField, FieldSpec>> = Object.f
 /** The `limit` field's range where a target allows it. */
 export const LIMIT_RANGE = Object.freeze({ min: 1, max: 50 });
 
-/** The topic `reference` reads when `name` is absent. */
-export const DEFAULT_REFERENCE_TOPIC = 'authoring';
-
 export interface TargetSpec {
   required: readonly TargetField[];
   optional: readonly TargetField[];
@@ -60,46 +58,17 @@ export interface TargetSpec {
   uriInTargetMode: boolean;
 }
 
-function spec(
-  required: readonly TargetField[],
-  optional: readonly TargetField[],
-  uriInTargetMode: boolean,
-  extra: Partial<Pick<TargetSpec, 'together' | 'defaults'>> = {},
-): TargetSpec {
-  return Object.freeze({
-    required,
-    optional,
-    together: extra.together ?? [],
-    defaults: extra.defaults ?? {},
-    uriInTargetMode,
-  });
-}
-
-const RUN: readonly TargetField[] = ['name', 'dagRunId'];
-const STEP: readonly TargetField[] = ['name', 'dagRunId', 'stepName'];
-const ALL = { workspace: ALL_WORKSPACES } as const;
-
-/** The contract's target table: required and optional fields; every other target field is forbidden. */
-export const TARGET_SPECS: Readonly<Record<ReadTarget, TargetSpec>> = Object.freeze({
-  references: spec([], [], false),
-  reference: spec([], ['name'], true, { defaults: { name: DEFAULT_REFERENCE_TOPIC } }),
-  dags: spec([], ['query'], false),
-  dag: spec(['name'], [], false),
-  dag_spec: spec(['name'], [], true),
-  dag_search: spec(['search'], ['workspace', 'cursor', 'limit'], false, { defaults: ALL }),
-  wiki: spec([], ['workspace', 'query', 'prefix'], true, { defaults: ALL }),
-  wiki_page: spec(['workspace', 'path'], [], true),
-  wiki_search: spec(['search'], ['workspace', 'prefix', 'cursor', 'limit'], false, { defaults: ALL }),
-  workbook: spec(['path'], ['password'], false),
-  runs: spec([], ['query'], false),
-  run: spec(RUN, ['subRunId'], true),
-  run_logs: spec(RUN, ['query'], true),
-  step_log: spec(STEP, ['subRunId', 'query', 'item', 'bodyStepName'], true, {
-    together: [['item', 'bodyStepName']],
-  }),
-  foreach_items: spec(STEP, ['subRunId', 'query'], true),
-  foreach_item: spec([...STEP, 'item'], ['subRunId'], true),
-});
+/** The contract's target table, from the target definitions; every field not listed is forbidden. */
+export const TARGET_SPECS: Readonly<Record<ReadTarget, TargetSpec>> = (() => {
+  const specs = {} as Record<ReadTarget, TargetSpec>;
+  for (const target of READ_TARGETS) {
+    const definition = definitionOf(target);
+    const { required, optional, together = [], defaults = {} } = definition.fields;
+    const uriInTargetMode = definition.uri?.targetMode !== undefined;
+    specs[target] = Object.freeze({ required, optional, together, defaults, uriInTargetMode });
+  }
+  return Object.freeze(specs);
+})();
 
 export type FieldRule = 'required' | 'optional' | 'forbidden';
 

@@ -1,7 +1,6 @@
 /** The input layer of `dagu_read`: field, query and URI tables, URI parsing and the resolver. */
 
 export {
-  DEFAULT_REFERENCE_TOPIC,
   FIELD_RULES,
   FIELD_SPECS,
   type FieldRule,
@@ -21,12 +20,9 @@ export {
   parseUrlQuery,
   QUERY_TABLE,
   QUERY_TARGETS,
-  type QueryParamSpec,
   type QuerySource,
   type QueryTarget,
-  type QueryTargetSpec,
   queryValues,
-  type ValueRule,
   validateQuery,
 } from './query.ts';
 export { resolveReadInput, TARGETS_WITH_TARGET_MODE_URI } from './resolve.ts';

@@ -1,106 +1,30 @@
 import type { ReadTarget } from '../../core/contract.ts';
 import { type ReadError, readError } from '../errors.ts';
+import type { QueryTargetSpec, ValueRule } from '../query-params.ts';
+import { TARGET_DEFINITIONS } from '../targets/index.ts';
 import type { ReadQuery } from '../types.ts';
 import { wikiPagePathProblem } from './page-path.ts';
 import { percentDecode, queryEscape } from './percent.ts';
 
-/** The contract's "Query handling" table as data, and a Go `url.ParseQuery`-compatible validator. */
+/**
+ * The contract's "Query handling" table, derived from the target definitions, and a Go
+ * `url.ParseQuery`-compatible validator.
+ */
 
-export const QUERY_TARGETS = [
-  'dags',
-  'runs',
-  'wiki',
-  'run_logs',
-  'step_log',
-  'foreach_items',
-] as const satisfies readonly ReadTarget[];
+type Definitions = typeof TARGET_DEFINITIONS;
 
-export type QueryTarget = (typeof QUERY_TARGETS)[number];
+/** The targets that take a `query` (their definition declares its parameters). */
+export type QueryTarget = {
+  [Target in ReadTarget]: Definitions[Target] extends { query: QueryTargetSpec } ? Target : never;
+}[ReadTarget];
 
-export type ValueRule =
-  | { kind: 'integer'; min: number; max?: number }
-  | { kind: 'unixSeconds' }
-  | { kind: 'oneOf'; values: readonly string[] }
-  | { kind: 'text' }
-  | { kind: 'labels' }
-  | { kind: 'wikiPagePrefix' };
+export const QUERY_TARGETS: readonly QueryTarget[] = (Object.keys(TARGET_DEFINITIONS) as ReadTarget[]).filter(
+  (target): target is QueryTarget => TARGET_DEFINITIONS[target].query !== undefined,
+);
 
-export interface QueryParamSpec {
-  rule: ValueRule;
-  repeatable: boolean;
-}
-
-export interface QueryTargetSpec {
-  params: Readonly<Record<string, QueryParamSpec>>;
-  /** Parameters of which at most one may be given (step_log positioning). */
-  atMostOneOf?: readonly string[];
-  /** `param` may be combined with `partner` but with no other member of `atMostOneOf`. */
-  onlyWith?: { param: string; partner: string };
-}
-
-const once = (rule: ValueRule): QueryParamSpec => ({ rule, repeatable: false });
-const int = (min: number, max?: number): QueryParamSpec =>
-  once(max === undefined ? { kind: 'integer', min } : { kind: 'integer', min, max });
-const oneOf = (...values: string[]): QueryParamSpec => once({ kind: 'oneOf', values });
-const TEXT = once({ kind: 'text' });
-const LABELS = once({ kind: 'labels' });
-const LOG_LINES = int(1, 10000);
-
-export const QUERY_TABLE: Readonly<Record<QueryTarget, QueryTargetSpec>> = Object.freeze({
-  dags: {
-    params: {
-      page: int(1),
-      perPage: int(1, 200),
-      name: TEXT,
-      labels: LABELS,
-      sort: oneOf('name', 'nextRun'),
-      order: oneOf('asc', 'desc'),
-    },
-  },
-  runs: {
-    params: {
-      name: TEXT,
-      dagRunId: TEXT,
-      status: { rule: { kind: 'integer', min: 0, max: 8 }, repeatable: true },
-      fromDate: once({ kind: 'unixSeconds' }),
-      toDate: once({ kind: 'unixSeconds' }),
-      limit: int(1, 500),
-      cursor: TEXT,
-      labels: LABELS,
-    },
-  },
-  wiki: {
-    params: {
-      page: int(1),
-      perPage: int(1, 200),
-      flat: oneOf('true', 'false'),
-      sort: oneOf('name', 'type', 'mtime'),
-      order: oneOf('asc', 'desc'),
-      prefix: once({ kind: 'wikiPagePrefix' }),
-    },
-  },
-  run_logs: { params: { tail: LOG_LINES } },
-  step_log: {
-    params: {
-      tail: LOG_LINES,
-      head: LOG_LINES,
-      offset: int(1),
-      limit: LOG_LINES,
-      stream: oneOf('stdout', 'stderr'),
-    },
-    atMostOneOf: ['tail', 'head', 'offset'],
-    onlyWith: { param: 'limit', partner: 'offset' },
-  },
-  foreach_items: {
-    params: {
-      // Dagu checks the structure of a foreachParent itself (400 → invalid_tool_input).
-      parent: TEXT,
-      status: oneOf('not_started', 'running', 'succeeded', 'failed', 'aborted'),
-      page: int(1),
-      perPage: int(1, 500),
-    },
-  },
-});
+export const QUERY_TABLE: Readonly<Record<QueryTarget, QueryTargetSpec>> = Object.freeze(
+  Object.fromEntries(QUERY_TARGETS.map((target) => [target, TARGET_DEFINITIONS[target].query])),
+) as Record<QueryTarget, QueryTargetSpec>;
 
 const QUERY_TARGET_SET: ReadonlySet<string> = new Set(QUERY_TARGETS);
 

@@ -8,20 +8,8 @@ import {
   type TargetField,
 } from '../../core/contract.ts';
 import { ReadError, readError } from '../errors.ts';
+import { definitionOf } from '../targets/index.ts';
 import type { ReadFields, ReadQuery, ResolvedRead } from '../types.ts';
-import {
-  dagsSpecUri,
-  foreachItemsUri,
-  foreachItemUri,
-  foreachStepLogUri,
-  type RunRef,
-  referenceUri,
-  runLogsUri,
-  runUri,
-  stepLogUri,
-  wikiPageUri,
-  wikiUri,
-} from '../uri-shapes.ts';
 import { FIELD_RULES, FIELD_SPECS, isReadInputField, TARGET_MODE_FIELDS, TARGET_SPECS } from './fields.ts';
 import { appendQueryParam, isQueryTarget, queryValues, shown, validateQuery } from './query.ts';
 import { parseResourceUri } from './uri.ts';
@@ -212,33 +200,10 @@ function resolveTargetName(supplied: string): ReadTarget | undefined {
   return Object.hasOwn(DEPRECATED_TARGET_ALIASES, supplied) ? DEPRECATED_TARGET_ALIASES[supplied] : undefined;
 }
 
-const runOf = (fields: ReadFields): RunRef => ({
-  name: fields.name!,
-  dagRunId: fields.dagRunId!,
-  subRunId: fields.subRunId,
-});
-
-/** The contract's "Output `uri`" column for target mode; targets without an entry have none. */
-const TARGET_MODE_URI: Readonly<Partial<Record<ReadTarget, (fields: ReadFields, query?: string) => string>>> =
-  {
-    reference: (f) => referenceUri(f.name!),
-    dag_spec: (f) => dagsSpecUri(f.name!),
-    wiki: (f, q) => wikiUri(f.workspace, q),
-    wiki_page: (f) => wikiPageUri(f.workspace!, f.path!),
-    run: (f) => runUri(f.name!, f.dagRunId!, f.subRunId),
-    run_logs: (f, q) => runLogsUri(f.name!, f.dagRunId!, q),
-    step_log: (f, q) =>
-      f.item === undefined
-        ? stepLogUri(runOf(f), f.stepName!, q)
-        : foreachStepLogUri(runOf(f), f.stepName!, f.item, f.bodyStepName!, q),
-    foreach_items: (f, q) => foreachItemsUri(runOf(f), f.stepName!, q),
-    foreach_item: (f) => foreachItemUri(runOf(f), f.stepName!, f.item!),
-  };
-
 /** Targets whose target-mode result carries a `uri` (exported for the consistency tests). */
-export const TARGETS_WITH_TARGET_MODE_URI: readonly ReadTarget[] = Object.keys(
-  TARGET_MODE_URI,
-) as ReadTarget[];
+export const TARGETS_WITH_TARGET_MODE_URI: readonly ReadTarget[] = READ_TARGETS.filter(
+  (target) => TARGET_SPECS[target].uriInTargetMode,
+);
 
 function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
   const target = resolveTargetName(supplied);
@@ -321,7 +286,8 @@ function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
   const suppliedFields = TARGET_FIELDS.filter((field) => has(given, field));
   const resolved: ResolvedRead = { mode: 'target', target, fields, supplied: suppliedFields };
   if (query !== undefined) resolved.query = query;
-  const build = spec.uriInTargetMode ? TARGET_MODE_URI[target] : undefined;
-  if (build !== undefined) resolved.uri = build(fields, query?.raw);
+  // Every required and defaulted field is set by now: the definition's builder may rely on them.
+  const uri = definitionOf(target).uri;
+  if (uri?.targetMode !== undefined) resolved.uri = uri.targetMode(fields, query?.raw);
   return resolved;
 }

@@ -1,25 +1,54 @@
 import { ALL_WORKSPACES, type ReadTarget } from '../../core/contract.ts';
+import type { TargetDefinition } from '../definition.ts';
 import { ReadError, readError } from '../errors.ts';
+import { TARGET_DEFINITIONS } from '../targets/index.ts';
 import type { ReadFields, ReadQuery } from '../types.ts';
 import {
   buildUri,
   RESOURCE_FAMILIES,
   type ResourceFamily,
   type ResourceLinkInfo,
-  URI_SHAPES,
+  SHAPE_TABLE,
   type UriShape,
   withQuery,
 } from '../uri-shapes.ts';
 import { wikiPagePathProblem } from './page-path.ts';
 import { percentDecode } from './percent.ts';
-import { shown, validateQuery } from './query.ts';
+import { isQueryTarget, type QueryTarget, shown, validateQuery } from './query.ts';
 
 /**
  * Parsing `dagu://` URIs against the shape table (src/read/uri-shapes.ts). URIs are parsed by hand:
  * WHATWG `URL` would drop `..` segments, accept `%zz` and keep host case before we could validate them.
  */
 
-const SHAPES_BY_FAMILY: ReadonlyMap<string, readonly UriShape[]> = new Map(
+/** A shape with the target it reads (from the target definitions) and, when it takes one, its query table. */
+export interface ReadableShape extends UriShape {
+  target: ReadTarget;
+  /** The query table this shape follows; absent for singular resources, which take no query. */
+  query?: QueryTarget;
+}
+
+/** Every `dagu://` shape with its target: each shape belongs to exactly one target definition. */
+export const URI_SHAPES: readonly ReadableShape[] = (() => {
+  const targetOf = new Map<string, ReadTarget>();
+  for (const [target, definition] of Object.entries(TARGET_DEFINITIONS) as [ReadTarget, TargetDefinition][]) {
+    for (const shape of definition.uri?.shapes ?? []) {
+      if (targetOf.has(shape.id)) throw new Error(`URI shape ${shape.id} is claimed by two targets`);
+      targetOf.set(shape.id, target);
+    }
+  }
+  return Object.freeze(
+    SHAPE_TABLE.map((shape): ReadableShape => {
+      const target = targetOf.get(shape.id);
+      if (target === undefined) throw new Error(`URI shape ${shape.id} belongs to no target definition`);
+      return Object.freeze(
+        isQueryTarget(target) ? { ...shape, target, query: target } : { ...shape, target },
+      );
+    }),
+  );
+})();
+
+const SHAPES_BY_FAMILY: ReadonlyMap<string, readonly ReadableShape[]> = new Map(
   RESOURCE_FAMILIES.map((family) => [family, URI_SHAPES.filter((shape) => shape.family === family)]),
 );
 const FAMILY_TEMPLATES: ReadonlyMap<string, string> = new Map(
@@ -32,7 +61,7 @@ const FAMILY_TEMPLATES: ReadonlyMap<string, string> = new Map(
 // ---- parsing --------------------------------------------------------------------------------
 
 export interface ParsedResourceUri {
-  shape: UriShape;
+  shape: ReadableShape;
   target: ReadTarget;
   /** Values decoded from the path (plus `workspace: all` for `dagu://wiki`, `query` when given). */
   fields: ReadFields;
@@ -117,18 +146,18 @@ function splitUri(input: string): SplitUri {
   return { family, segments, rawQuery };
 }
 
-function matches(shape: UriShape, segments: readonly string[]): boolean {
+function matches(shape: ReadableShape, segments: readonly string[]): boolean {
   const last = shape.parts.at(-1);
   const spans = last !== undefined && typeof last !== 'string' && last.rest === true;
   if (spans ? segments.length < shape.parts.length : segments.length !== shape.parts.length) return false;
   return shape.parts.every((part, i) => typeof part !== 'string' || segments[i] === part);
 }
 
-function findShape(split: SplitUri): UriShape | undefined {
+function findShape(split: SplitUri): ReadableShape | undefined {
   return SHAPES_BY_FAMILY.get(split.family)?.find((shape) => matches(shape, split.segments));
 }
 
-function fieldsOf(shape: UriShape, segments: readonly string[]): ReadFields {
+function fieldsOf(shape: ReadableShape, segments: readonly string[]): ReadFields {
   const fields: ReadFields = {};
   shape.parts.forEach((part, i) => {
     if (typeof part === 'string') return;

@@ -1,4 +1,3 @@
-import type { ReadTarget } from '../../core/contract.ts';
 import {
   DAGS_MAX_PER_PAGE,
   dagLabels,
@@ -7,15 +6,16 @@ import {
   planDagList,
 } from '../../dagu/dialect.ts';
 import { scrubPaths } from '../../dagu/errors.ts';
+import { defineTarget, type TargetHandler } from '../definition.ts';
 import { ReadError, readError } from '../errors.ts';
-import type { TargetHandler } from '../handler.ts';
+import { int, LABELS, oneOf, TEXT } from '../query-params.ts';
 import { runStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
 import { assertDagReadable } from '../upstream/access.ts';
 import { integer, type Json, list, object, optionalText, strings, text } from '../upstream/bodies.ts';
 import { dagFileName, listAllDagFiles, withSuggestions } from '../upstream/dags.ts';
 import { failure, fetchAny, isSuccess, type ReadScope } from '../upstream/fetch.ts';
-import { dagsSpecUri } from '../uri-shapes.ts';
+import { dagsSpecUri, SHAPES } from '../uri-shapes.ts';
 
 /**
  * `dags`, `dag` and `dag_spec` (dagu-rest-notes §1.3–1.5).
@@ -127,8 +127,11 @@ const readDags: TargetHandler = async (request, deps, call) => {
 };
 
 /** Reads `GET /dags/{fileName}[/spec]`; an unknown name becomes not-found with suggestions. */
-async function fetchDag(scope: ReadScope, route: string): Promise<{ body: Json; status: number }> {
-  const name = scope.request.fields.name ?? '';
+async function fetchDag(
+  scope: ReadScope,
+  route: string,
+  name: string,
+): Promise<{ body: Json; status: number }> {
   try {
     assertDagReadable(scope, name);
   } catch (error) {
@@ -156,35 +159,50 @@ async function fetchDag(scope: ReadScope, route: string): Promise<{ body: Json; 
   return { body: object(response.body, `the answer of ${route}`), status: response.status };
 }
 
-const readDag: TargetHandler = async (request, deps, call) => {
-  const scope: ReadScope = { request, deps, call };
-  const name = request.fields.name ?? '';
-  const { body, status } = await fetchDag(scope, '/dags/{fileName}');
-  const dag = body.dag === null || body.dag === undefined ? undefined : object(body.dag, 'dag');
-  const data: Json = { name, specUri: dagsSpecUri(name), suspended: body.suspended === true };
-  Object.assign(data, dagExtras(dag, body.errors));
-  const latestRun = latestRunOf(body.latestDAGRun);
-  if (latestRun !== undefined) data.latestRun = latestRun;
-  return { data, upstreamStatus: status };
-};
-
-const readDagSpec: TargetHandler = async (request, deps, call) => {
-  const scope: ReadScope = { request, deps, call };
-  const name = request.fields.name ?? '';
-  const { body, status } = await fetchDag(scope, '/dags/{fileName}/spec');
-  return {
-    data: {
-      name,
-      mimeType: 'application/yaml',
-      spec: text(body.spec, 'spec'),
-      errors: strings(body.errors).map(scrubPaths),
+export const dagTargets = {
+  dags: defineTarget({
+    fields: { required: [], optional: ['query'] },
+    query: {
+      params: {
+        page: int(1),
+        perPage: int(1, 200),
+        name: TEXT,
+        labels: LABELS,
+        sort: oneOf('name', 'nextRun'),
+        order: oneOf('asc', 'desc'),
+      },
     },
-    upstreamStatus: status,
-  };
+    uri: { shapes: [SHAPES.dags] },
+    handle: readDags,
+  }),
+  dag: defineTarget({
+    fields: { required: ['name'], optional: [] },
+    handle: async (request, deps, call) => {
+      const { name } = request.fields;
+      const { body, status } = await fetchDag({ request, deps, call }, '/dags/{fileName}', name);
+      const dag = body.dag === null || body.dag === undefined ? undefined : object(body.dag, 'dag');
+      const data: Json = { name, specUri: dagsSpecUri(name), suspended: body.suspended === true };
+      Object.assign(data, dagExtras(dag, body.errors));
+      const latestRun = latestRunOf(body.latestDAGRun);
+      if (latestRun !== undefined) data.latestRun = latestRun;
+      return { data, upstreamStatus: status };
+    },
+  }),
+  dag_spec: defineTarget({
+    fields: { required: ['name'], optional: [] },
+    uri: { shapes: [SHAPES.dagSpec], targetMode: (fields) => dagsSpecUri(fields.name) },
+    handle: async (request, deps, call) => {
+      const { name } = request.fields;
+      const { body, status } = await fetchDag({ request, deps, call }, '/dags/{fileName}/spec', name);
+      return {
+        data: {
+          name,
+          mimeType: 'application/yaml',
+          spec: text(body.spec, 'spec'),
+          errors: strings(body.errors).map(scrubPaths),
+        },
+        upstreamStatus: status,
+      };
+    },
+  }),
 };
-
-export const DAG_HANDLERS = {
-  dags: readDags,
-  dag: readDag,
-  dag_spec: readDagSpec,
-} as const satisfies Partial<Record<ReadTarget, TargetHandler>>;

@@ -1,15 +1,15 @@
-import type { ReadTarget } from '../../core/contract.ts';
 import { serves, upstreamPair } from '../../dagu/dialect.ts';
+import { defineTarget, RUN_ECHO } from '../definition.ts';
 import { readError } from '../errors.ts';
-import type { TargetHandler } from '../handler.ts';
 import { queryEscape } from '../input/percent.ts';
+import { int, oneOf, TEXT } from '../query-params.ts';
 import { nodeStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
 import { isRecord, malformedBody, optionalInteger, optionalText } from '../upstream/bodies.ts';
 import { FOREACH_NEEDS_DAGU_2, FOREACH_ROUTES_MISSING } from '../upstream/failure.ts';
 import { failure, fetchAny, isMissingRoute, type ReadScope } from '../upstream/fetch.ts';
 import { assertRunReadable, runOfRequest, runRoute } from '../upstream/runs.ts';
-import { foreachItemsUri, foreachItemUri, foreachStepLogUri, type RunRef } from '../uri-shapes.ts';
+import { foreachItemsUri, foreachItemUri, foreachStepLogUri, type RunRef, SHAPES } from '../uri-shapes.ts';
 
 const malformed = (what: string) => malformedBody('a foreach read', what);
 
@@ -138,49 +138,70 @@ export function mapForeachItem(body: unknown, run: RunRef, stepName: string): Re
 const FOREACH_LIST_PARAMS = new Set(['parent', 'status', 'page', 'perPage']);
 
 /** The allowlist check, then the generation check: Dagu 1.x has no foreach steps. */
-async function prepare(scope: ReadScope): Promise<RunRef> {
-  const run = runOfRequest(scope.request.fields);
+async function prepare(scope: ReadScope, run: RunRef): Promise<void> {
   await assertRunReadable(scope, run);
   if (!serves(scope.deps.dagu.generation, 'foreach')) throw readError.unavailable(FOREACH_NEEDS_DAGU_2);
-  return run;
 }
 
-const readForeachItems: TargetHandler = async (request, deps, call) => {
-  const scope: ReadScope = { request, deps, call };
-  const run = await prepare(scope);
-  const route = runRoute(run);
-  const stepName = request.fields.stepName ?? '';
-  const query = (request.query?.params ?? [])
-    .filter(([key]) => FOREACH_LIST_PARAMS.has(key))
-    .map(upstreamPair);
-  const response = await fetchAny(scope, {
-    route: `${route.prefix}/steps/{stepName}/foreach`,
-    params: { ...route.params, stepName },
-    query,
-  });
-  // A Dagu 2.x older than the foreach REST routes (e.g. 2.15) answers them with its router's 404.
-  if (isMissingRoute(response)) throw readError.unavailable(FOREACH_ROUTES_MISSING);
-  // A 400 here is Dagu refusing the `parent` path of the query.
-  if (response.status !== 200) throw failure(scope, response, { field: 'query' });
-  return { data: mapForeachItemList(response.body, run, stepName), upstreamStatus: response.status };
-};
-
-const readForeachItem: TargetHandler = async (request, deps, call) => {
-  const scope: ReadScope = { request, deps, call };
-  const run = await prepare(scope);
-  const route = runRoute(run);
-  const stepName = request.fields.stepName ?? '';
-  const response = await fetchAny(scope, {
-    route: `${route.prefix}/steps/{stepName}/foreach/{item}`,
-    params: { ...route.params, stepName, item: request.fields.item ?? '' },
-  });
-  if (isMissingRoute(response)) throw readError.unavailable(FOREACH_ROUTES_MISSING);
-  // A 400 here is Dagu refusing the item path.
-  if (response.status !== 200) throw failure(scope, response, { field: 'item' });
-  return { data: mapForeachItem(response.body, run, stepName), upstreamStatus: response.status };
-};
-
-export const foreachHandlers: Partial<Record<ReadTarget, TargetHandler>> = {
-  foreach_items: readForeachItems,
-  foreach_item: readForeachItem,
+export const foreachTargets = {
+  foreach_items: defineTarget({
+    fields: { required: ['name', 'dagRunId', 'stepName'], optional: ['subRunId', 'query'] },
+    query: {
+      params: {
+        // Dagu checks the structure of a foreachParent itself (400 → invalid_tool_input).
+        parent: TEXT,
+        status: oneOf('not_started', 'running', 'succeeded', 'failed', 'aborted'),
+        page: int(1),
+        perPage: int(1, 500),
+      },
+    },
+    uri: {
+      shapes: [SHAPES.foreachItems, SHAPES.subForeachItems],
+      targetMode: (fields, query) => foreachItemsUri(runOfRequest(fields), fields.stepName, query),
+    },
+    echo: RUN_ECHO,
+    handle: async (request, deps, call) => {
+      const scope: ReadScope = { request, deps, call };
+      const run = runOfRequest(request.fields);
+      await prepare(scope, run);
+      const route = runRoute(run);
+      const { stepName } = request.fields;
+      const query = (request.query?.params ?? [])
+        .filter(([key]) => FOREACH_LIST_PARAMS.has(key))
+        .map(upstreamPair);
+      const response = await fetchAny(scope, {
+        route: `${route.prefix}/steps/{stepName}/foreach`,
+        params: { ...route.params, stepName },
+        query,
+      });
+      // A Dagu 2.x older than the foreach REST routes (e.g. 2.15) answers them with its router's 404.
+      if (isMissingRoute(response)) throw readError.unavailable(FOREACH_ROUTES_MISSING);
+      // A 400 here is Dagu refusing the `parent` path of the query.
+      if (response.status !== 200) throw failure(scope, response, { field: 'query' });
+      return { data: mapForeachItemList(response.body, run, stepName), upstreamStatus: response.status };
+    },
+  }),
+  foreach_item: defineTarget({
+    fields: { required: ['name', 'dagRunId', 'stepName', 'item'], optional: ['subRunId'] },
+    uri: {
+      shapes: [SHAPES.foreachItem, SHAPES.subForeachItem],
+      targetMode: (fields) => foreachItemUri(runOfRequest(fields), fields.stepName, fields.item),
+    },
+    echo: RUN_ECHO,
+    handle: async (request, deps, call) => {
+      const scope: ReadScope = { request, deps, call };
+      const run = runOfRequest(request.fields);
+      await prepare(scope, run);
+      const route = runRoute(run);
+      const { stepName, item } = request.fields;
+      const response = await fetchAny(scope, {
+        route: `${route.prefix}/steps/{stepName}/foreach/{item}`,
+        params: { ...route.params, stepName, item },
+      });
+      if (isMissingRoute(response)) throw readError.unavailable(FOREACH_ROUTES_MISSING);
+      // A 400 here is Dagu refusing the item path.
+      if (response.status !== 200) throw failure(scope, response, { field: 'item' });
+      return { data: mapForeachItem(response.body, run, stepName), upstreamStatus: response.status };
+    },
+  }),
 };

@@ -1,11 +1,12 @@
-import type { ReadTarget } from '../../core/contract.ts';
 import { findReferenceTopic, REFERENCE_TOPICS } from '../../reference/topics.ts';
+import { defineTarget } from '../definition.ts';
 import { readError } from '../errors.ts';
-import type { TargetHandler } from '../handler.ts';
-import { DEFAULT_REFERENCE_TOPIC } from '../input/index.ts';
-import { referenceUri } from '../uri-shapes.ts';
+import { referenceUri, SHAPES } from '../uri-shapes.ts';
 
 const MARKDOWN = 'text/markdown';
+
+/** The topic `reference` reads when `name` is absent. */
+export const DEFAULT_REFERENCE_TOPIC = 'authoring';
 
 /** Built once: the topic list never changes while the process runs. */
 const COLLECTION = {
@@ -19,18 +20,26 @@ const COLLECTION = {
 };
 
 /** The gateway's own reference topics: static content, no Dagu call. */
-export const referenceHandlers: Partial<Record<ReadTarget, TargetHandler>> = {
-  references: async () => ({ data: COLLECTION }),
-  reference: async (request) => {
-    const name = request.fields.name ?? DEFAULT_REFERENCE_TOPIC;
-    const topic = findReferenceTopic(name);
-    if (topic === undefined) {
-      throw readError.notFound(`Reference topic ${JSON.stringify(name)} does not exist.`, {
-        target: 'reference',
-        uri: referenceUri(name),
-        details: { topics: REFERENCE_TOPICS.map((known) => known.name) },
-      });
-    }
-    return { data: { name: topic.name, mimeType: MARKDOWN, text: topic.text } };
-  },
+export const referenceTargets = {
+  references: defineTarget({
+    fields: { required: [], optional: [] },
+    uri: { shapes: [SHAPES.references] },
+    handle: async () => ({ data: COLLECTION }),
+  }),
+  reference: defineTarget({
+    fields: { required: [], optional: ['name'], defaults: { name: DEFAULT_REFERENCE_TOPIC } },
+    uri: { shapes: [SHAPES.reference], targetMode: (fields) => referenceUri(fields.name) },
+    handle: async (request) => {
+      const { name } = request.fields;
+      const topic = findReferenceTopic(name);
+      if (topic === undefined) {
+        throw readError.notFound(`Reference topic ${JSON.stringify(name)} does not exist.`, {
+          target: 'reference',
+          uri: referenceUri(name),
+          details: { topics: REFERENCE_TOPICS.map((known) => known.name) },
+        });
+      }
+      return { data: { name: topic.name, mimeType: MARKDOWN, text: topic.text } };
+    },
+  }),
 };

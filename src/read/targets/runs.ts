@@ -1,4 +1,3 @@
-import type { ReadTarget } from '../../core/contract.ts';
 import {
   applyRunListPlan,
   approvalOf,
@@ -12,8 +11,9 @@ import {
   planRunList,
   type RunListPlan,
 } from '../../dagu/dialect.ts';
+import { defineTarget, type TargetHandler } from '../definition.ts';
 import { type ReadError, readError } from '../errors.ts';
-import type { TargetHandler } from '../handler.ts';
+import { int, LABELS, LOG_LINES, once, TEXT } from '../query-params.ts';
 import { NODE_STATUS_WAITING, nodeStatusLabel, runStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
 import { integer, type Json, list, object, optionalText, text } from '../upstream/bodies.ts';
@@ -21,7 +21,7 @@ import { dagFileName, listAllDagFiles } from '../upstream/dags.ts';
 import { failure, fetchAny, fetchOk, isSuccess, type ReadScope } from '../upstream/fetch.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from '../upstream/log.ts';
 import { fetchRunDetails, runOfRequest, runSubject } from '../upstream/runs.ts';
-import { foreachItemsUri, type RunRef, runLogsUri, runUri, stepLogUri } from '../uri-shapes.ts';
+import { foreachItemsUri, type RunRef, runLogsUri, runUri, SHAPES, stepLogUri } from '../uri-shapes.ts';
 
 /**
  * `runs`, `run` (root and child) and `run_logs` (dagu-rest-notes §1.11–1.13).
@@ -293,37 +293,63 @@ const readRuns: TargetHandler = async (request, deps, call) => {
   return { data, upstreamStatus: status };
 };
 
-const readRun: TargetHandler = async (request, deps, call) => {
-  const scope: ReadScope = { request, deps, call };
-  const run = runOfRequest(request.fields);
-  const { details, status } = await fetchRunDetails(scope, run);
-  return { data: buildRunDetail(details, run), upstreamStatus: status };
+export const runTargets = {
+  runs: defineTarget({
+    fields: { required: [], optional: ['query'] },
+    query: {
+      params: {
+        name: TEXT,
+        dagRunId: TEXT,
+        status: { rule: { kind: 'integer', min: 0, max: 8 }, repeatable: true },
+        fromDate: once({ kind: 'unixSeconds' }),
+        toDate: once({ kind: 'unixSeconds' }),
+        limit: int(1, 500),
+        cursor: TEXT,
+        labels: LABELS,
+      },
+    },
+    uri: { shapes: [SHAPES.runs] },
+    handle: readRuns,
+  }),
+  run: defineTarget({
+    fields: { required: ['name', 'dagRunId'], optional: ['subRunId'] },
+    uri: {
+      shapes: [SHAPES.run, SHAPES.subRun],
+      targetMode: (fields) => runUri(fields.name, fields.dagRunId, fields.subRunId),
+    },
+    handle: async (request, deps, call) => {
+      const run = runOfRequest(request.fields);
+      const { details, status } = await fetchRunDetails({ request, deps, call }, run);
+      return { data: buildRunDetail(details, run), upstreamStatus: status };
+    },
+  }),
+  run_logs: defineTarget({
+    fields: { required: ['name', 'dagRunId'], optional: ['query'] },
+    query: { params: { tail: LOG_LINES } },
+    uri: {
+      shapes: [SHAPES.runLogs],
+      targetMode: (fields, query) => runLogsUri(fields.name, fields.dagRunId, query),
+    },
+    handle: async (request, deps, call) => {
+      const scope: ReadScope = { request, deps, call };
+      const run = runOfRequest(request.fields);
+      const { details } = await fetchRunDetails(scope, run);
+      const tail = request.query?.params.find(([key]) => key === 'tail')?.[1] ?? DEFAULT_RUN_LOG_TAIL;
+      // The resolved id keeps both reads on the same run even when `latest` moves in between.
+      const params = {
+        name: text(details.name, 'dagRunDetails.name'),
+        dagRunId: text(details.dagRunId, 'dagRunId'),
+      };
+      const response = await fetchAny(scope, {
+        route: '/dag-runs/{name}/{dagRunId}/log',
+        params,
+        query: [['tail', tail]],
+      });
+      let log: LogPart;
+      if (isSuccess(response)) log = parseLogBody(response.body);
+      else if (isMissingSchedulerLog(deps.dagu.generation, response)) log = { ...EMPTY_LOG };
+      else throw failure(scope, response, { subject: runSubject(run) });
+      return { data: buildRunLogs(details, log), upstreamStatus: response.status };
+    },
+  }),
 };
-
-const readRunLogs: TargetHandler = async (request, deps, call) => {
-  const scope: ReadScope = { request, deps, call };
-  const run = runOfRequest(request.fields);
-  const { details } = await fetchRunDetails(scope, run);
-  const tail = request.query?.params.find(([key]) => key === 'tail')?.[1] ?? DEFAULT_RUN_LOG_TAIL;
-  // The resolved id keeps both reads on the same run even when `latest` moves in between.
-  const params = {
-    name: text(details.name, 'dagRunDetails.name'),
-    dagRunId: text(details.dagRunId, 'dagRunId'),
-  };
-  const response = await fetchAny(scope, {
-    route: '/dag-runs/{name}/{dagRunId}/log',
-    params,
-    query: [['tail', tail]],
-  });
-  let log: LogPart;
-  if (isSuccess(response)) log = parseLogBody(response.body);
-  else if (isMissingSchedulerLog(deps.dagu.generation, response)) log = { ...EMPTY_LOG };
-  else throw failure(scope, response, { subject: runSubject(run) });
-  return { data: buildRunLogs(details, log), upstreamStatus: response.status };
-};
-
-export const RUN_HANDLERS = {
-  runs: readRuns,
-  run: readRun,
-  run_logs: readRunLogs,
-} as const satisfies Partial<Record<ReadTarget, TargetHandler>>;

@@ -1,9 +1,9 @@
 import type { AccessPolicy } from '../../core/access.ts';
-import { ALL_WORKSPACES, DEFAULT_WORKSPACE, type ReadTarget } from '../../core/contract.ts';
+import { ALL_WORKSPACES, DEFAULT_WORKSPACE } from '../../core/contract.ts';
 import { serves } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
+import { defineTarget, type TargetHandler, type TargetRequest } from '../definition.ts';
 import { type ReadError, readError } from '../errors.ts';
-import type { TargetHandler } from '../handler.ts';
 import { assertWorkspaceReadable } from '../upstream/access.ts';
 import { isRecord, malformedBody, optionalText } from '../upstream/bodies.ts';
 import { failure, fetchAny, isMissingRoute, messageOf, type ReadScope } from '../upstream/fetch.ts';
@@ -196,14 +196,14 @@ function searchFailure(scope: ReadScope, response: DaguResponse): ReadError {
   return failure(scope, response, { field: /cursor/i.test(messageOf(response)) ? 'cursor' : 'search' });
 }
 
-const readDagSearch: TargetHandler = async (request, deps, call) => {
+const readDagSearch: TargetHandler<TargetRequest<'search' | 'workspace', 'cursor' | 'limit'>> = async (
+  request,
+  deps,
+  call,
+) => {
   const scope: ReadScope = { request, deps, call };
-  const search = request.fields.search;
-  if (search === undefined)
-    throw readError.internal('The search field reached the dag_search handler unset.');
-  const workspace = request.fields.workspace ?? ALL_WORKSPACES;
+  const { search, workspace, cursor, limit } = request.fields;
   assertWorkspaceReadable(scope, workspace);
-  const { cursor, limit } = request.fields;
 
   if (!serves(deps.dagu.generation, 'dagSearchFeed')) {
     // A stale or foreign cursor fails before any upstream work.
@@ -227,6 +227,13 @@ const readDagSearch: TargetHandler = async (request, deps, call) => {
   return { data: mapDagSearchFeed(response.body, call.access), upstreamStatus: response.status };
 };
 
-export const searchHandlers: Partial<Record<ReadTarget, TargetHandler>> = {
-  dag_search: readDagSearch,
+export const searchTargets = {
+  dag_search: defineTarget({
+    fields: {
+      required: ['search'],
+      optional: ['workspace', 'cursor', 'limit'],
+      defaults: { workspace: ALL_WORKSPACES },
+    },
+    handle: readDagSearch,
+  }),
 };

@@ -1,14 +1,15 @@
-import type { ReadTarget } from '../../core/contract.ts';
 import { isMissingStepLog, serves } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
+import { defineTarget, RUN_ECHO, type TargetDeps, type TargetRequest } from '../definition.ts';
 import { readError } from '../errors.ts';
-import type { TargetHandler } from '../handler.ts';
-import type { ReadQuery } from '../types.ts';
+import { int, LOG_LINES, oneOf } from '../query-params.ts';
+import type { CallContext, ReadQuery, TargetResult } from '../types.ts';
 import { isRecord } from '../upstream/bodies.ts';
 import { FOREACH_NEEDS_DAGU_2, FOREACH_ROUTES_MISSING } from '../upstream/failure.ts';
 import { failure, fetchAny, isMissingRoute, type ReadScope } from '../upstream/fetch.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from '../upstream/log.ts';
 import { assertRunReadable, runOfRequest, runRoute, withLatestResolved } from '../upstream/runs.ts';
+import { foreachStepLogUri, SHAPES, stepLogUri } from '../uri-shapes.ts';
 
 /**
  * `step_log`: the stdout and stderr of one step of a root run, a child run, or (Dagu 2.x only) a body
@@ -113,8 +114,9 @@ async function confirmForeachBodyStep(
   scope: ReadScope,
   itemRoute: string,
   params: Record<string, string>,
+  body: { item: string; bodyStepName: string },
 ): Promise<void> {
-  const { bodyStepName = '', item = '' } = scope.request.fields;
+  const { item, bodyStepName } = body;
   const { bodyStepName: _bodyStep, ...itemParams } = params;
   const response = await fetchAny(scope, { route: itemRoute, params: itemParams });
   if (response.status !== 200) throw failure(scope, response, { field: 'item' });
@@ -123,32 +125,49 @@ async function confirmForeachBodyStep(
   }
 }
 
-const readStepLog: TargetHandler = async (request, deps, call) => {
+const STEP_LOG_FIELDS = {
+  required: ['name', 'dagRunId', 'stepName'],
+  optional: ['subRunId', 'query', 'item', 'bodyStepName'],
+  together: [['item', 'bodyStepName']],
+} as const;
+
+type StepLogRequest = TargetRequest<
+  (typeof STEP_LOG_FIELDS.required)[number],
+  (typeof STEP_LOG_FIELDS.optional)[number]
+>;
+
+async function readStepLog(
+  request: StepLogRequest,
+  deps: TargetDeps,
+  call: CallContext,
+): Promise<TargetResult> {
   const scope: ReadScope = { request, deps, call };
   const requested = runOfRequest(request.fields);
   await assertRunReadable(scope, requested);
   const { item, bodyStepName } = request.fields;
-  const foreachBody = item !== undefined && bodyStepName !== undefined;
+  // The resolver requires item and bodyStepName together.
+  const foreach = item !== undefined && bodyStepName !== undefined ? { item, bodyStepName } : undefined;
+  const foreachBody = foreach !== undefined;
   if (foreachBody && !serves(deps.dagu.generation, 'foreach')) {
     throw readError.unavailable(FOREACH_NEEDS_DAGU_2);
   }
 
   // Dagu's log routes do not know `latest` (its run route does): read the newest run's id first.
   const run = runRoute(await withLatestResolved(scope, requested));
-  const params: Record<string, string> = { ...run.params, stepName: request.fields.stepName ?? '' };
+  const params: Record<string, string> = { ...run.params, stepName: request.fields.stepName };
   const stepRoute = `${run.prefix}/steps/{stepName}`;
   let route = `${stepRoute}/log`;
-  if (foreachBody) {
-    params.item = item;
-    params.bodyStepName = bodyStepName;
+  if (foreach !== undefined) {
+    params.item = foreach.item;
+    params.bodyStepName = foreach.bodyStepName;
     route = `${stepRoute}/foreach/{item}/steps/{bodyStepName}/log`;
   }
   const plan = planStepLog(request.query);
 
   // One item lookup settles an ambiguous 404 for both streams.
   let bodyStepCheck: Promise<void> | undefined;
-  const confirmBodyStep = (): Promise<void> => {
-    bodyStepCheck ??= confirmForeachBodyStep(scope, `${stepRoute}/foreach/{item}`, params);
+  const confirmBodyStep = (body: { item: string; bodyStepName: string }): Promise<void> => {
+    bodyStepCheck ??= confirmForeachBodyStep(scope, `${stepRoute}/foreach/{item}`, params, body);
     return bodyStepCheck;
   };
 
@@ -166,8 +185,8 @@ const readStepLog: TargetHandler = async (request, deps, call) => {
     }
     const failed = classifyLogFailure(response, deps.dagu.generation, foreachBody);
     if (failed === 'missing') return EMPTY_LOG;
-    if (failed === 'ambiguous') {
-      await confirmBodyStep();
+    if (failed === 'ambiguous' && foreach !== undefined) {
+      await confirmBodyStep(foreach);
       return EMPTY_LOG;
     }
     throw failure(scope, response);
@@ -181,8 +200,30 @@ const readStepLog: TargetHandler = async (request, deps, call) => {
   // For the audit record: 200 when Dagu served every stream, else the status that was read as empty.
   const upstreamStatus = statuses.find((status) => status !== 200) ?? statuses[0];
   return upstreamStatus === undefined ? { data } : { data, upstreamStatus };
-};
+}
 
-export const stepLogHandlers: Partial<Record<ReadTarget, TargetHandler>> = {
-  step_log: readStepLog,
+export const stepLogTargets = {
+  step_log: defineTarget({
+    fields: STEP_LOG_FIELDS,
+    query: {
+      params: {
+        tail: LOG_LINES,
+        head: LOG_LINES,
+        offset: int(1),
+        limit: LOG_LINES,
+        stream: oneOf('stdout', 'stderr'),
+      },
+      atMostOneOf: ['tail', 'head', 'offset'],
+      onlyWith: { param: 'limit', partner: 'offset' },
+    },
+    uri: {
+      shapes: [SHAPES.stepLog, SHAPES.subStepLog, SHAPES.foreachStepLog, SHAPES.subForeachStepLog],
+      targetMode: (fields, query) =>
+        fields.item === undefined || fields.bodyStepName === undefined
+          ? stepLogUri(runOfRequest(fields), fields.stepName, query)
+          : foreachStepLogUri(runOfRequest(fields), fields.stepName, fields.item, fields.bodyStepName, query),
+    },
+    echo: RUN_ECHO,
+    handle: readStepLog,
+  }),
 };

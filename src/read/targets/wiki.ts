@@ -1,15 +1,16 @@
 import type { AccessPolicy } from '../../core/access.ts';
-import { ALL_WORKSPACES, DEFAULT_WORKSPACE, type ReadTarget } from '../../core/contract.ts';
+import { ALL_WORKSPACES, DEFAULT_WORKSPACE } from '../../core/contract.ts';
 import { serves, upstreamPair } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
+import { defineTarget } from '../definition.ts';
 import { type ReadError, readError } from '../errors.ts';
-import type { TargetHandler } from '../handler.ts';
+import { int, once, oneOf } from '../query-params.ts';
 import type { ResolvedRead } from '../types.ts';
 import { assertWorkspaceReadable } from '../upstream/access.ts';
 import { isRecord, malformedBody, optionalText } from '../upstream/bodies.ts';
 import { WIKI_NEEDS_DAGU_2 } from '../upstream/failure.ts';
 import { failure, fetchAny, isMissingRoute, messageOf, type ReadScope } from '../upstream/fetch.ts';
-import { wikiPageUri } from '../uri-shapes.ts';
+import { SHAPES, wikiPageUri, wikiUri } from '../uri-shapes.ts';
 
 const malformed = (what: string) => malformedBody('a Wiki read', what);
 
@@ -263,63 +264,87 @@ export function effectivePrefix(request: ResolvedRead): string | undefined {
 
 const WIKI_LIST_PARAMS = new Set(['page', 'perPage', 'flat', 'sort', 'order']);
 
-const readWiki: TargetHandler = async (request, deps, call) => {
-  const scope: ReadScope = { request, deps, call };
-  const workspace = request.fields.workspace ?? ALL_WORKSPACES;
-  assertWorkspaceReadable(scope, workspace);
-  requireWiki(scope);
-  const prefix = effectivePrefix(request);
-  const query: Array<[string, string]> = [['workspace', workspace]];
-  if (prefix !== undefined) query.push(['prefix', prefix]);
-  for (const pair of request.query?.params ?? [])
-    if (WIKI_LIST_PARAMS.has(pair[0])) query.push(upstreamPair(pair));
-  const response = await fetchAny(scope, { route: '/wiki', query });
-  if (response.status !== 200) throw wikiFailure(scope, response);
-  return { data: mapWikiList(response.body, workspace, call.access), upstreamStatus: response.status };
-};
+const WIKI_ECHO = ['workspace', 'path', 'prefix'] as const;
 
-const readWikiPage: TargetHandler = async (request, deps, call) => {
-  const scope: ReadScope = { request, deps, call };
-  const { workspace, path } = request.fields;
-  if (workspace === undefined || path === undefined) {
-    throw readError.internal('The workspace and path fields reached the wiki_page handler unset.');
-  }
-  assertWorkspaceReadable(scope, workspace);
-  requireWiki(scope);
-  const response = await fetchAny(scope, {
-    route: '/wiki/page',
-    query: [
-      ['workspace', workspace],
-      ['path', path],
-    ],
-  });
-  if (response.status !== 200) throw wikiFailure(scope, response);
-  return { data: mapWikiPage(response.body, workspace), upstreamStatus: response.status };
-};
-
-const readWikiSearch: TargetHandler = async (request, deps, call) => {
-  const scope: ReadScope = { request, deps, call };
-  const search = request.fields.search;
-  if (search === undefined)
-    throw readError.internal('The search field reached the wiki_search handler unset.');
-  const workspace = request.fields.workspace ?? ALL_WORKSPACES;
-  assertWorkspaceReadable(scope, workspace);
-  requireWiki(scope);
-  const { prefix, cursor, limit } = request.fields;
-  const query: Array<[string, string]> = [
-    ['q', search],
-    ['workspace', workspace],
-  ];
-  if (prefix !== undefined) query.push(['prefix', prefix]);
-  if (cursor !== undefined) query.push(['cursor', cursor]);
-  if (limit !== undefined) query.push(['limit', String(limit)]);
-  const response = await fetchAny(scope, { route: '/search/wiki', query });
-  if (response.status !== 200) throw wikiFailure(scope, response);
-  return { data: mapWikiSearch(response.body, workspace, call.access), upstreamStatus: response.status };
-};
-
-export const wikiHandlers: Partial<Record<ReadTarget, TargetHandler>> = {
-  wiki: readWiki,
-  wiki_page: readWikiPage,
-  wiki_search: readWikiSearch,
+export const wikiTargets = {
+  wiki: defineTarget({
+    fields: {
+      required: [],
+      optional: ['workspace', 'query', 'prefix'],
+      defaults: { workspace: ALL_WORKSPACES },
+    },
+    query: {
+      params: {
+        page: int(1),
+        perPage: int(1, 200),
+        flat: oneOf('true', 'false'),
+        sort: oneOf('name', 'type', 'mtime'),
+        order: oneOf('asc', 'desc'),
+        prefix: once({ kind: 'wikiPagePrefix' }),
+      },
+    },
+    uri: {
+      shapes: [SHAPES.wiki, SHAPES.wikiWorkspace],
+      targetMode: (fields, query) => wikiUri(fields.workspace, query),
+    },
+    echo: WIKI_ECHO,
+    handle: async (request, deps, call) => {
+      const scope: ReadScope = { request, deps, call };
+      const { workspace } = request.fields;
+      assertWorkspaceReadable(scope, workspace);
+      requireWiki(scope);
+      const prefix = effectivePrefix(request);
+      const query: Array<[string, string]> = [['workspace', workspace]];
+      if (prefix !== undefined) query.push(['prefix', prefix]);
+      for (const pair of request.query?.params ?? [])
+        if (WIKI_LIST_PARAMS.has(pair[0])) query.push(upstreamPair(pair));
+      const response = await fetchAny(scope, { route: '/wiki', query });
+      if (response.status !== 200) throw wikiFailure(scope, response);
+      return { data: mapWikiList(response.body, workspace, call.access), upstreamStatus: response.status };
+    },
+  }),
+  wiki_page: defineTarget({
+    fields: { required: ['workspace', 'path'], optional: [] },
+    uri: { shapes: [SHAPES.wikiPage], targetMode: (fields) => wikiPageUri(fields.workspace, fields.path) },
+    echo: WIKI_ECHO,
+    handle: async (request, deps, call) => {
+      const scope: ReadScope = { request, deps, call };
+      const { workspace, path } = request.fields;
+      assertWorkspaceReadable(scope, workspace);
+      requireWiki(scope);
+      const response = await fetchAny(scope, {
+        route: '/wiki/page',
+        query: [
+          ['workspace', workspace],
+          ['path', path],
+        ],
+      });
+      if (response.status !== 200) throw wikiFailure(scope, response);
+      return { data: mapWikiPage(response.body, workspace), upstreamStatus: response.status };
+    },
+  }),
+  wiki_search: defineTarget({
+    fields: {
+      required: ['search'],
+      optional: ['workspace', 'prefix', 'cursor', 'limit'],
+      defaults: { workspace: ALL_WORKSPACES },
+    },
+    echo: WIKI_ECHO,
+    handle: async (request, deps, call) => {
+      const scope: ReadScope = { request, deps, call };
+      const { search, workspace, prefix, cursor, limit } = request.fields;
+      assertWorkspaceReadable(scope, workspace);
+      requireWiki(scope);
+      const query: Array<[string, string]> = [
+        ['q', search],
+        ['workspace', workspace],
+      ];
+      if (prefix !== undefined) query.push(['prefix', prefix]);
+      if (cursor !== undefined) query.push(['cursor', cursor]);
+      if (limit !== undefined) query.push(['limit', String(limit)]);
+      const response = await fetchAny(scope, { route: '/search/wiki', query });
+      if (response.status !== 200) throw wikiFailure(scope, response);
+      return { data: mapWikiSearch(response.body, workspace, call.access), upstreamStatus: response.status };
+    },
+  }),
 };

@@ -1,7 +1,7 @@
-import type { ErrorCode, ReadTarget } from '../../core/contract.ts';
+import type { ErrorCode } from '../../core/contract.ts';
 import { WorkbookError, type WorkbookFailureKind } from '../../workbook/errors.ts';
-import { ReadError, readError } from '../errors.ts';
-import type { TargetHandler } from '../handler.ts';
+import { defineTarget } from '../definition.ts';
+import { ReadError } from '../errors.ts';
 
 const CONTRACT_ERROR: Readonly<Record<WorkbookFailureKind, { code: ErrorCode; field?: string }>> = {
   bad_path: { code: 'invalid_tool_input', field: 'path' },
@@ -25,15 +25,17 @@ export function readErrorFromWorkbook(error: WorkbookError): ReadError {
  * checks the path, roots and bounds itself and runs the parse in a worker thread; the password goes to
  * it and nowhere else.
  */
-export const workbookHandlers: Partial<Record<ReadTarget, TargetHandler>> = {
-  workbook: async (request, deps, call) => {
-    const path = request.fields.path;
-    if (path === undefined) throw readError.invalidInput('The path field is required for target workbook.');
-    try {
-      const model = await deps.workbook.read(path, request.fields.password, call.signal);
-      return { data: model as unknown as Record<string, unknown> };
-    } catch (error) {
-      throw error instanceof WorkbookError ? readErrorFromWorkbook(error) : error;
-    }
-  },
+export const workbookTargets = {
+  workbook: defineTarget({
+    fields: { required: ['path'], optional: ['password'] },
+    echo: ['path'],
+    handle: async (request, deps, call) => {
+      try {
+        const model = await deps.workbook.read(request.fields.path, request.fields.password, call.signal);
+        return { data: model as unknown as Record<string, unknown> };
+      } catch (error) {
+        throw error instanceof WorkbookError ? readErrorFromWorkbook(error) : error;
+      }
+    },
+  }),
 };

@@ -1,7 +1,7 @@
 import { type Generation, normalizeResponse } from '../../dagu/dialect.ts';
 import type { DaguClient, DaguRequest, DaguResponse } from '../../dagu/types.ts';
+import type { TargetDeps } from '../definition.ts';
 import { ReadError } from '../errors.ts';
-import type { TargetDeps } from '../handler.ts';
 import type { CallContext, ResolvedRead } from '../types.ts';
 import { type Json, object } from './bodies.ts';
 import { asReadError, upstreamError } from './failure.ts';

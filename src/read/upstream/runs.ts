@@ -93,8 +93,8 @@ export async function fetchRunDetails(
   return fetched;
 }
 
-/** The run a request addresses (validation guarantees `name` and `dagRunId` for run targets). */
-export function runOfRequest(fields: { name?: string; dagRunId?: string; subRunId?: string }): RunRef {
-  const { name = '', dagRunId = '', subRunId } = fields;
+/** The run a request addresses: a root run, or a child run under its root. */
+export function runOfRequest(fields: { name: string; dagRunId: string; subRunId?: string }): RunRef {
+  const { name, dagRunId, subRunId } = fields;
   return subRunId === undefined ? { name, dagRunId } : { name, dagRunId, subRunId };
 }

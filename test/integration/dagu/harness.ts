@@ -6,16 +6,17 @@
 import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../../../src/core/access.ts';
 import { createDaguClient } from '../../../src/dagu/client.ts';
 import type { DaguClient } from '../../../src/dagu/types.ts';
+import type { TargetHandler } from '../../../src/read/definition.ts';
 import { ReadError } from '../../../src/read/errors.ts';
-import type { TargetHandler } from '../../../src/read/handler.ts';
 import { resolveReadInput } from '../../../src/read/input/index.ts';
-import { DAG_HANDLERS } from '../../../src/read/targets/dags.ts';
-import { RUN_HANDLERS } from '../../../src/read/targets/runs.ts';
+import { dagTargets } from '../../../src/read/targets/dags.ts';
+import { handlersOf } from '../../../src/read/targets/index.ts';
+import { runTargets } from '../../../src/read/targets/runs.ts';
 import type { ResolvedRead } from '../../../src/read/types.ts';
 import { daguApi, type TestDagu } from '../../support/dagu.ts';
 import { depsOf } from '../../support/read-deps.ts';
 
-export const HANDLERS: Readonly<Record<string, TargetHandler>> = { ...DAG_HANDLERS, ...RUN_HANDLERS };
+export const HANDLERS: Readonly<Record<string, TargetHandler>> = handlersOf({ ...dagTargets, ...runTargets });
 
 export type Data = Record<string, unknown>;
 

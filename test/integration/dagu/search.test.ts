@@ -9,12 +9,13 @@ import { createDaguClient } from '../../../src/dagu/client.ts';
 import type { DaguClient } from '../../../src/dagu/types.ts';
 import { ReadError } from '../../../src/read/errors.ts';
 import { resolveReadInput } from '../../../src/read/input/index.ts';
-import { searchHandlers } from '../../../src/read/targets/search.ts';
-import { wikiHandlers } from '../../../src/read/targets/wiki.ts';
+import { handlersOf } from '../../../src/read/targets/index.ts';
+import { searchTargets } from '../../../src/read/targets/search.ts';
+import { wikiTargets } from '../../../src/read/targets/wiki.ts';
 import { daguApi, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { depsOf } from '../../support/read-deps.ts';
 
-const HANDLERS = { ...searchHandlers, ...wikiHandlers };
+const HANDLERS = handlersOf({ ...searchTargets, ...wikiTargets });
 
 type Data = Record<string, unknown>;
 type Result = { name: string; uri: string; matches: Array<Record<string, unknown>>; hasMoreMatches: boolean };

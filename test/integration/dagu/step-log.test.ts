@@ -9,13 +9,14 @@ import { createDaguClient } from '../../../src/dagu/client.ts';
 import type { DaguClient } from '../../../src/dagu/types.ts';
 import { ReadError } from '../../../src/read/errors.ts';
 import { resolveReadInput } from '../../../src/read/input/index.ts';
-import { foreachHandlers } from '../../../src/read/targets/foreach.ts';
-import { stepLogHandlers } from '../../../src/read/targets/step-log.ts';
+import { foreachTargets } from '../../../src/read/targets/foreach.ts';
+import { handlersOf } from '../../../src/read/targets/index.ts';
+import { stepLogTargets } from '../../../src/read/targets/step-log.ts';
 import type { ResolvedRead } from '../../../src/read/types.ts';
 import { daguApi, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { depsOf } from '../../support/read-deps.ts';
 
-const HANDLERS = { ...stepLogHandlers, ...foreachHandlers };
+const HANDLERS = handlersOf({ ...stepLogTargets, ...foreachTargets });
 
 type Data = Record<string, unknown>;
 

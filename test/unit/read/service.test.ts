@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { TargetHandler } from '../../../src/read/definition.ts';
 import { readError } from '../../../src/read/errors.ts';
-import type { TargetHandler } from '../../../src/read/handler.ts';
 import { createReadService } from '../../../src/read/service.ts';
 import { depsOf, fakeDagu, OPEN } from '../../support/read-deps.ts';
 

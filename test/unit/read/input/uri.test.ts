@@ -10,6 +10,7 @@ import {
   queryEscape,
   resolveReadInput,
 } from '../../../../src/read/input/index.ts';
+import { URI_SHAPES } from '../../../../src/read/input/uri.ts';
 import type { ReadFields } from '../../../../src/read/types.ts';
 import {
   dagsSpecUri,
@@ -22,7 +23,6 @@ import {
   runsUri,
   runUri,
   stepLogUri,
-  URI_SHAPES,
   wikiPageUri,
   wikiUri,
 } from '../../../../src/read/uri-shapes.ts';

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { AccessPolicy } from '../../../../src/core/access.ts';
 import type { ReadError } from '../../../../src/read/errors.ts';
 import {
-  foreachHandlers,
+  foreachTargets,
   mapForeachBodyStep,
   mapForeachItem,
   mapForeachItemList,
@@ -263,8 +263,8 @@ describe('foreach mapping (2.x body shape)', () => {
 });
 
 describe('foreach handlers', () => {
-  const readItems = foreachHandlers.foreach_items!;
-  const readItem = foreachHandlers.foreach_item!;
+  const readItems = foreachTargets.foreach_items.handle;
+  const readItem = foreachTargets.foreach_item.handle;
 
   test('Dagu 1.x: resource_unavailable naming the version requirement, no call', async () => {
     const dagu = fakeDagu(1, () => assert.fail('no call expected'));

@@ -9,7 +9,7 @@ import {
   mapDagSearchFeed,
   mapLegacyDagSearch,
   quoteGoRegexp,
-  searchHandlers,
+  searchTargets,
 } from '../../../../src/read/targets/search.ts';
 import type { ReadFields, ResolvedRead } from '../../../../src/read/types.ts';
 import { depsOf, fakeDagu, OPEN } from '../../../support/read-deps.ts';
@@ -177,7 +177,7 @@ describe('dag_search on Dagu 1.x (1.x body shape)', () => {
 });
 
 describe('dag_search handler', () => {
-  const readSearch = searchHandlers.dag_search!;
+  const readSearch = searchTargets.dag_search.handle;
 
   test('Dagu 2.x: GET /search/dags with q, workspace, cursor and limit', async () => {
     const dagu = fakeDagu(2, () => ({ status: 200, body: { results: [], hasMore: false } }));

@@ -9,7 +9,7 @@ import {
   DEFAULT_TAIL,
   foreachItemHasBodyStep,
   planStepLog,
-  stepLogHandlers,
+  stepLogTargets,
 } from '../../../../src/read/targets/step-log.ts';
 import type { ReadFields, ReadQuery, ResolvedRead } from '../../../../src/read/types.ts';
 import { EMPTY_LOG, parseLogBody } from '../../../../src/read/upstream/log.ts';
@@ -37,7 +37,7 @@ const NO_SECRET: AccessPolicy = {
   unrestricted: false,
 };
 
-const readStepLog = stepLogHandlers.step_log!;
+const readStepLog = stepLogTargets.step_log.handle;
 
 function streamOf(request: DaguRequest): string | undefined {
   return request.query?.find(([key]) => key === 'stream')?.[1];

@@ -8,7 +8,7 @@ import {
   mapWikiList,
   mapWikiPage,
   mapWikiSearch,
-  wikiHandlers,
+  wikiTargets,
 } from '../../../../src/read/targets/wiki.ts';
 import type { ReadFields, ResolvedRead } from '../../../../src/read/types.ts';
 import { wikiPageUri } from '../../../../src/read/uri-shapes.ts';
@@ -241,9 +241,9 @@ describe('wiki mapping (2.x body shape)', () => {
 });
 
 describe('wiki handlers', () => {
-  const readWiki = wikiHandlers.wiki!;
-  const readPage = wikiHandlers.wiki_page!;
-  const readSearch = wikiHandlers.wiki_search!;
+  const readWiki = wikiTargets.wiki.handle;
+  const readPage = wikiTargets.wiki_page.handle;
+  const readSearch = wikiTargets.wiki_search.handle;
 
   test('Dagu 1.x: every Wiki target is resource_unavailable without a call', async () => {
     const dagu = fakeDagu(1, () => assert.fail('no call expected'));
