@@ -1,4 +1,4 @@
-import { describeResourceUri } from '../read/input/index.ts';
+import { describeResourceUri } from '../read/input/uri.ts';
 
 export interface ResourceLinkContent {
   type: 'resource_link';

@@ -6,7 +6,7 @@ import {
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
 import { successText } from '../read/envelope.ts';
-import { READ_INPUT_SCHEMA } from '../read/input/index.ts';
+import { READ_INPUT_SCHEMA } from '../read/input/schema.ts';
 import type { ReadOutcome, ReadService } from '../read/service.ts';
 import { resourceLinkFor } from './links.ts';
 import { observedRead } from './observed-read.ts';

@@ -1,4 +1,5 @@
 import { serves, upstreamPair } from '../../dagu/dialect.ts';
+import type { DaguResponse } from '../../dagu/types.ts';
 import { defineTarget, RUN_ECHO } from '../definition.ts';
 import { readError } from '../errors.ts';
 import { queryEscape } from '../input/percent.ts';
@@ -137,10 +138,27 @@ export function mapForeachItem(body: unknown, run: RunRef, stepName: string): Re
 
 const FOREACH_LIST_PARAMS = new Set(['parent', 'status', 'page', 'perPage']);
 
-/** The allowlist check, then the generation check: Dagu 1.x has no foreach steps. */
-async function prepare(scope: ReadScope, run: RunRef): Promise<void> {
+/**
+ * One GET below a foreach step: the allowlist check, the generation check (Dagu 1.x has no foreach
+ * steps), then the route; `field` is the input a 400 is about.
+ */
+async function fetchForeach(
+  scope: ReadScope,
+  run: RunRef,
+  request: { below: string; params: Record<string, string>; query?: Array<[string, string]>; field: string },
+): Promise<DaguResponse> {
   await assertRunReadable(scope, run);
   if (!serves(scope.deps.dagu.generation, 'foreach')) throw readError.unavailable(FOREACH_NEEDS_DAGU_2);
+  const route = runRoute(run);
+  const response = await fetchAny(scope, {
+    route: `${route.prefix}/steps/{stepName}/foreach${request.below}`,
+    params: { ...route.params, ...request.params },
+    ...(request.query === undefined ? {} : { query: request.query }),
+  });
+  // A Dagu 2.x older than the foreach REST routes (e.g. 2.15) answers them with its router's 404.
+  if (isMissingRoute(response)) throw readError.unavailable(FOREACH_ROUTES_MISSING);
+  if (response.status !== 200) throw failure(scope, response, { field: request.field });
+  return response;
 }
 
 export const foreachTargets = {
@@ -161,23 +179,18 @@ export const foreachTargets = {
     },
     echo: RUN_ECHO,
     handle: async (request, deps, call) => {
-      const scope: ReadScope = { request, deps, call };
       const run = runOfRequest(request.fields);
-      await prepare(scope, run);
-      const route = runRoute(run);
       const { stepName } = request.fields;
       const query = (request.query?.params ?? [])
         .filter(([key]) => FOREACH_LIST_PARAMS.has(key))
         .map(upstreamPair);
-      const response = await fetchAny(scope, {
-        route: `${route.prefix}/steps/{stepName}/foreach`,
-        params: { ...route.params, stepName },
-        query,
-      });
-      // A Dagu 2.x older than the foreach REST routes (e.g. 2.15) answers them with its router's 404.
-      if (isMissingRoute(response)) throw readError.unavailable(FOREACH_ROUTES_MISSING);
       // A 400 here is Dagu refusing the `parent` path of the query.
-      if (response.status !== 200) throw failure(scope, response, { field: 'query' });
+      const response = await fetchForeach({ request, deps, call }, run, {
+        below: '',
+        params: { stepName },
+        query,
+        field: 'query',
+      });
       return { data: mapForeachItemList(response.body, run, stepName), upstreamStatus: response.status };
     },
   }),
@@ -189,18 +202,14 @@ export const foreachTargets = {
     },
     echo: RUN_ECHO,
     handle: async (request, deps, call) => {
-      const scope: ReadScope = { request, deps, call };
       const run = runOfRequest(request.fields);
-      await prepare(scope, run);
-      const route = runRoute(run);
       const { stepName, item } = request.fields;
-      const response = await fetchAny(scope, {
-        route: `${route.prefix}/steps/{stepName}/foreach/{item}`,
-        params: { ...route.params, stepName, item },
-      });
-      if (isMissingRoute(response)) throw readError.unavailable(FOREACH_ROUTES_MISSING);
       // A 400 here is Dagu refusing the item path.
-      if (response.status !== 200) throw failure(scope, response, { field: 'item' });
+      const response = await fetchForeach({ request, deps, call }, run, {
+        below: '/{item}',
+        params: { stepName, item },
+        field: 'item',
+      });
       return { data: mapForeachItem(response.body, run, stepName), upstreamStatus: response.status };
     },
   }),

@@ -90,18 +90,25 @@ function putTime(target: Json, key: string, value: unknown): void {
   if (time !== undefined) target[key] = time;
 }
 
-/** One `DAGRunSummary` as a contract run-list item. */
-export function runListItem(summary: Json): Json & { name: string; status: number } {
-  const name = text(summary.name, 'dagRuns[].name');
-  const dagRunId = text(summary.dagRunId, 'dagRuns[].dagRunId');
-  const status = integer(summary.status, 'dagRuns[].status');
-  const item: Json & { name: string; status: number } = {
+/** Name, id, URI (under `uriKey`), status and label of a run summary or run details (`what` names it in errors). */
+type RunHead = Json & { name: string; dagRunId: string; status: number };
+
+function runHeadOf(source: Json, what: string, uriKey: 'uri' | 'runUri'): RunHead {
+  const name = text(source.name, `${what}.name`);
+  const dagRunId = text(source.dagRunId, `${what}.dagRunId`);
+  const status = integer(source.status, `${what}.status`);
+  return {
     name,
     dagRunId,
-    uri: runUri(name, dagRunId),
+    [uriKey]: runUri(name, dagRunId),
     status,
-    statusLabel: runStatusLabel(status, summary.statusLabel),
+    statusLabel: runStatusLabel(status, source.statusLabel),
   };
+}
+
+/** One `DAGRunSummary` as a contract run-list item. */
+export function runListItem(summary: Json): RunHead {
+  const item = runHeadOf(summary, 'dagRuns[]', 'uri');
   putTime(item, 'startedAt', summary.startedAt);
   putTime(item, 'finishedAt', summary.finishedAt);
   putTime(item, 'queuedAt', summary.queuedAt);
@@ -218,17 +225,8 @@ export function buildRunDetail(
 
 /** Run details plus the scheduler log as the contract's run-log model. */
 export function buildRunLogs(details: Json, schedulerLog: LogPart): Json {
-  const name = text(details.name, 'dagRunDetails.name');
-  const dagRunId = text(details.dagRunId, 'dagRunDetails.dagRunId');
-  const status = integer(details.status, 'dagRunDetails.status');
-  const address: RunAddress = { name, dagRunId };
-  const data: Json = {
-    name,
-    dagRunId,
-    runUri: runUri(name, dagRunId),
-    status,
-    statusLabel: runStatusLabel(status, details.statusLabel),
-  };
+  const data = runHeadOf(details, 'dagRunDetails', 'runUri');
+  const address: RunAddress = { name: data.name, dagRunId: data.dagRunId };
   putTime(data, 'startedAt', details.startedAt);
   putTime(data, 'finishedAt', details.finishedAt);
   data.schedulerLog = { ...schedulerLog };

@@ -7,6 +7,7 @@ import { type ReadError, readError } from '../errors.ts';
 import { assertWorkspaceReadable } from '../upstream/access.ts';
 import { isRecord, malformedBody, optionalText } from '../upstream/bodies.ts';
 import { failure, fetchAny, isMissingRoute, messageOf, type ReadScope } from '../upstream/fetch.ts';
+import { mapSearchFeed } from '../upstream/search-feed.ts';
 import { dagsSpecUri } from '../uri-shapes.ts';
 
 const malformed = (what: string) => malformedBody('a DAG search', what);
@@ -55,16 +56,12 @@ export function canSeeDag(access: AccessPolicy, name: string, workspace: string 
 
 /** `DAGSearchFeedResponse` (2.x body shape) → the contract's DAG search model, filtered by access. */
 export function mapDagSearchFeed(body: unknown, access: AccessPolicy): Record<string, unknown> {
-  if (!isRecord(body)) throw malformed('not an object');
-  const rawResults = body.results ?? [];
-  if (!Array.isArray(rawResults)) throw malformed('results is not an array');
-  const results: Record<string, unknown>[] = [];
-  for (const raw of rawResults) {
+  return mapSearchFeed(body, malformed, (raw) => {
     if (!isRecord(raw)) throw malformed('a result that is not an object');
     const name = optionalText(raw.fileName) ?? optionalText(raw.name);
     if (name === undefined) throw malformed('a result without a file name');
     const workspace = optionalText(raw.workspace);
-    if (!canSeeDag(access, name, workspace)) continue;
+    if (!canSeeDag(access, name, workspace)) return undefined;
     const result: Record<string, unknown> = {
       name,
       uri: dagsSpecUri(name),
@@ -72,14 +69,8 @@ export function mapDagSearchFeed(body: unknown, access: AccessPolicy): Record<st
       hasMoreMatches: raw.hasMoreMatches === true,
     };
     if (workspace !== undefined) result.workspace = workspace;
-    const nextMatchesCursor = optionalText(raw.nextMatchesCursor);
-    if (nextMatchesCursor !== undefined) result.nextMatchesCursor = nextMatchesCursor;
-    results.push(result);
-  }
-  const data: Record<string, unknown> = { results, hasMore: body.hasMore === true };
-  const nextCursor = optionalText(body.nextCursor);
-  if (nextCursor !== undefined) data.nextCursor = nextCursor;
-  return data;
+    return result;
+  });
 }
 
 /** Go `regexp.QuoteMeta`: Dagu 1.x compiles `(?i)` + q, so escaping makes the search literal. */

@@ -10,6 +10,7 @@ import { assertWorkspaceReadable } from '../upstream/access.ts';
 import { isRecord, malformedBody, optionalText } from '../upstream/bodies.ts';
 import { WIKI_NEEDS_DAGU_2 } from '../upstream/failure.ts';
 import { failure, fetchAny, isMissingRoute, messageOf, type ReadScope } from '../upstream/fetch.ts';
+import { mapSearchFeed } from '../upstream/search-feed.ts';
 import { SHAPES, wikiPageUri, wikiUri } from '../uri-shapes.ts';
 
 const malformed = (what: string) => malformedBody('a Wiki read', what);
@@ -177,14 +178,10 @@ export function mapWikiSearch(
   selectedWorkspace: string,
   access: AccessPolicy,
 ): Record<string, unknown> {
-  if (!isRecord(body)) throw malformed('not an object');
-  const rawResults = body.results ?? [];
-  if (!Array.isArray(rawResults)) throw malformed('results is not an array');
-  const results: Record<string, unknown>[] = [];
-  for (const raw of rawResults) {
+  return mapSearchFeed(body, malformed, (raw) => {
     if (!isRecord(raw) || typeof raw.id !== 'string') throw malformed('a result without an id');
     const workspace = optionalText(raw.workspace);
-    if (!visibleEntry(access, selectedWorkspace, workspace)) continue;
+    if (!visibleEntry(access, selectedWorkspace, workspace)) return undefined;
     const page = addressableWikiPage(selectedWorkspace, workspace, raw.id);
     const matches = raw.matches ?? [];
     if (!Array.isArray(matches)) throw malformed('matches is not an array');
@@ -197,14 +194,8 @@ export function mapWikiSearch(
       hasMoreMatches: raw.hasMoreMatches === true,
     };
     addMetadata(entry, raw);
-    const nextMatchesCursor = optionalText(raw.nextMatchesCursor);
-    if (nextMatchesCursor !== undefined) entry.nextMatchesCursor = nextMatchesCursor;
-    results.push(entry);
-  }
-  const data: Record<string, unknown> = { results, hasMore: body.hasMore === true };
-  const nextCursor = optionalText(body.nextCursor);
-  if (nextCursor !== undefined) data.nextCursor = nextCursor;
-  return data;
+    return entry;
+  });
 }
 
 /** Is this Dagu's "no Wiki store" answer? */
