@@ -1,73 +1,149 @@
 #!/usr/bin/env bash
-# Builds the Dagu pinned in scripts/dagu-version.json into a cache folder and prints the binary's path on
-# the last line of its output. Reuses the cached binary when it is already there, so repeated runs cost
-# nothing. `go install module@version` cannot be used here: it reads the module's version list (for
-# deprecation notices) and the proxy refuses part of that list, so the build goes through a throwaway module.
+# Gets the Dagu pinned in scripts/dagu-version.json for one generation and prints the binary's path on
+# the last line of stdout (progress goes to stderr). Idempotent: cached binaries are reused at once.
+#
+#   usage: build-dagu.sh [2|1]        default: the pin file's defaultGeneration
+#
+# Generation 2 (the system under test), the first source that applies:
+#   1. DAGU_BIN, when set;
+#   2. ../shared/dagu/build.sh beside the project folder (the unmodified source of the pinned tag and a
+#      build script for machines whose module proxy does not serve Dagu 2.x; it caches on its own);
+#   3. the binary a previous step 4 left in the cache;
+#   4. `go install <package>@<version>` (a machine with Go and the internet).
+# Generation 1: DAGU1_BIN when set, else built through a throwaway module and cached (`go install
+# module@version` reads the module's version list, and the proxy here refuses part of that list).
 #
 #   DAGU_CACHE_DIR   cache root (default: ${XDG_CACHE_HOME:-$HOME/.cache}/dagu-mcp-gateway)
-#   GO               the go binary to use (default: `go` on PATH, else /usr/local/go/bin/go)
+#   GO               the go binary to use (default: `go` on PATH, else the usual install folders)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
 pin="$here/dagu-version.json"
-
-# Reads one string field of the flat pin file without needing jq or node.
-field() {
-  local value
-  value="$(sed -n "s/^[[:space:]]*\"$1\"[[:space:]]*:[[:space:]]*\"\([^\"]*\)\".*/\1/p" "$pin" | head -n 1)"
-  if [ -z "$value" ]; then
-    echo "build-dagu: field \"$1\" missing in $pin" >&2
-    exit 1
-  fi
-  printf '%s' "$value"
-}
-
-module="$(field module)"
-version="$(field version)"
-package="$(field package)"
-go_directive="$(field goDirective)"
 
 if [ -z "${HOME:-}" ]; then
   HOME="$(cd ~ 2>/dev/null && pwd || echo /tmp)"
   export HOME
 fi
+
+node_bin="$(command -v node || true)"
+[ -n "$node_bin" ] || { echo "build-dagu: node is not on PATH (needed to read $pin)" >&2; exit 1; }
+
+generation="${1:-$("$node_bin" -p "require(process.argv[1]).defaultGeneration" "$pin")}"
+# Reads one string field of this generation's pin ("" when absent).
+field() {
+  "$node_bin" -p "(require(process.argv[1]).generations[process.argv[2]] ?? {})[process.argv[3]] ?? ''" \
+    "$pin" "$generation" "$1"
+}
+module="$(field module)"
+version="$(field version)"
+package="$(field package)"
+[ -n "$module" ] && [ -n "$version" ] && [ -n "$package" ] || {
+  echo "build-dagu: no generation \"$generation\" in $pin (use 1 or 2)" >&2
+  exit 1
+}
+
 cache_root="${DAGU_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/dagu-mcp-gateway}"
 target_dir="$cache_root/dagu-$version"
 binary="$target_dir/dagu"
 
-if [ -x "$binary" ]; then
+# Fails unless the binary reports the pinned version (tests must not quietly run another release).
+check_version() {
+  local reported
+  reported="$("$1" version 2>&1 | head -n 1 || true)"
+  case "$reported" in
+    *"${version#v}"*) ;;
+    *) echo "build-dagu: $1 reports \"$reported\", expected Dagu $version" >&2; exit 1 ;;
+  esac
+}
+
+find_go() {
+  if [ -n "${GO:-}" ]; then
+    [ -x "$GO" ] || { echo "build-dagu: GO=$GO is not an executable Go toolchain" >&2; exit 1; }
+    printf '%s' "$GO"
+    return
+  fi
+  if command -v go >/dev/null 2>&1; then command -v go; return; fi
+  local candidate
+  for candidate in /usr/local/go/bin/go /usr/lib/go/bin/go "$HOME/go/bin/go" "$HOME/sdk/go/bin/go"; do
+    if [ -x "$candidate" ]; then printf '%s' "$candidate"; return; fi
+  done
+}
+
+no_go() {
+  echo "build-dagu: cannot get Dagu $version: no Go toolchain found; install Go (https://go.dev/dl/) or set DAGU_BIN=/path/to/dagu-$version" >&2
+  exit 1
+}
+
+# Copies a built binary into the cache atomically, so a concurrent run never sees a half-written file.
+install_binary() {
+  local tmp_binary
+  mkdir -p "$target_dir"
+  tmp_binary="$(mktemp "$target_dir/.dagu.XXXXXX")"
+  cp "$1" "$tmp_binary"
+  chmod 755 "$tmp_binary"
+  mv -f "$tmp_binary" "$binary"
+}
+
+# ---------------------------------------------------------------- generation 2
+if [ "$generation" = 2 ]; then
+  if [ -n "${DAGU_BIN:-}" ]; then
+    [ -x "$DAGU_BIN" ] || { echo "build-dagu: DAGU_BIN=$DAGU_BIN is not an executable file" >&2; exit 1; }
+    check_version "$DAGU_BIN"
+    echo "$DAGU_BIN"
+    exit 0
+  fi
+
+  shared_build="$root/../shared/dagu/build.sh"
+  if [ -f "$shared_build" ]; then
+    go_bin="$(find_go)"
+    [ -n "$go_bin" ] || no_go
+    built="$(GO="$go_bin" bash "$shared_build" ${DAGU_CACHE_DIR:+"$cache_root/dagu-$version-build"} | tail -n 1)" || {
+      echo "build-dagu: ../shared/dagu/build.sh failed to build Dagu $version (see its output above)" >&2
+      exit 1
+    }
+    check_version "$built"
+    echo "$built"
+    exit 0
+  fi
+
+  if [ -x "$binary" ]; then
+    echo "$binary"
+    exit 0
+  fi
+  go_bin="$(find_go)"
+  [ -n "$go_bin" ] || no_go
+  echo "build-dagu: go install $package@$version with $("$go_bin" version) (first run only; about 4 minutes)" >&2
+  work="$(mktemp -d "${TMPDIR:-/tmp}/dagu-build.XXXXXX")"
+  trap 'rm -rf "$work"' EXIT
+  GOBIN="$work" "$go_bin" install -trimpath -ldflags "-X main.version=$version" "$package@$version" >&2 || {
+    echo "build-dagu: go install $package@$version failed (see the Go output above); without the internet, set DAGU_BIN=/path/to/dagu-$version" >&2
+    exit 1
+  }
+  install_binary "$work/cmd"
+  check_version "$binary"
   echo "$binary"
   exit 0
 fi
 
-go_bin="${GO:-}"
-if [ -z "$go_bin" ]; then
-  if command -v go >/dev/null 2>&1; then
-    go_bin="$(command -v go)"
-  else
-    for candidate in /usr/local/go/bin/go /usr/lib/go/bin/go "$HOME/go/bin/go" "$HOME/sdk/go/bin/go"; do
-      if [ -x "$candidate" ]; then
-        go_bin="$candidate"
-        break
-      fi
-    done
-  fi
+# ---------------------------------------------------------------- generation 1
+if [ -n "${DAGU1_BIN:-}" ]; then
+  [ -x "$DAGU1_BIN" ] || { echo "build-dagu: DAGU1_BIN=$DAGU1_BIN is not an executable file" >&2; exit 1; }
+  check_version "$DAGU1_BIN"
+  echo "$DAGU1_BIN"
+  exit 0
 fi
-if [ -n "${GO:-}" ] && [ ! -x "$go_bin" ]; then
-  echo "build-dagu: cannot build Dagu $version: GO=$GO is not an executable Go toolchain" >&2
-  exit 1
+if [ -x "$binary" ]; then
+  echo "$binary"
+  exit 0
 fi
-if [ -z "$go_bin" ]; then
-  echo "build-dagu: cannot build Dagu $version: no Go toolchain found (looked on PATH and in /usr/local/go/bin); install Go or set GO=/path/to/go" >&2
-  exit 1
-fi
-
-echo "build-dagu: building $module@$version with $("$go_bin" version) (first run only; takes a few minutes)" >&2
-mkdir -p "$target_dir"
+go_bin="$(find_go)"
+[ -n "$go_bin" ] || no_go
+go_directive="$(field goDirective)"
+echo "build-dagu: building $module@$version with $("$go_bin" version) (first run only; about 2 minutes)" >&2
 work="$(mktemp -d "${TMPDIR:-/tmp}/dagu-build.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 printf 'module daguinstall\n\ngo %s\n\nrequire %s %s\n' "$go_directive" "$module" "$version" >"$work/go.mod"
-
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-mod=mod"
 (
   cd "$work"
@@ -78,10 +154,5 @@ export GOFLAGS="${GOFLAGS:+$GOFLAGS }-mod=mod"
   echo "build-dagu: building $module@$version failed (see the Go output above)" >&2
   exit 1
 }
-
-# Move into place atomically so a concurrent run never sees a half-written binary.
-tmp_binary="$(mktemp "$target_dir/.dagu.XXXXXX")"
-cp "$work/dagu" "$tmp_binary"
-chmod 755 "$tmp_binary"
-mv -f "$tmp_binary" "$binary"
+install_binary "$work/dagu"
 echo "$binary"

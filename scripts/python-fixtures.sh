@@ -14,8 +14,20 @@ if [ -x "$python" ] && "$python" -c 'import openpyxl, msoffcrypto' 2>/dev/null; 
   exit 0
 fi
 
-host_python="$(command -v python3 || true)"
-[ -n "$host_python" ] || { echo "python-fixtures: python3 not found" >&2; exit 1; }
+# Debian's python3 comes without venv/ensurepip (package python3-venv): install it when we may.
+apt_install() {
+  command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] || return 1
+  echo "python-fixtures: installing $* with apt-get" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2 ||
+    { apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2; }
+}
+if ! command -v python3 >/dev/null 2>&1; then
+  apt_install python3 python3-venv || { echo "python-fixtures: python3 not found (install python3 and python3-venv)" >&2; exit 1; }
+fi
+host_python="$(command -v python3)"
+if ! "$host_python" -c 'import venv, ensurepip' 2>/dev/null; then
+  apt_install python3-venv || { echo "python-fixtures: $host_python has no venv/ensurepip (install python3-venv)" >&2; exit 1; }
+fi
 mkdir -p "$cache_root"
 rm -rf "$venv"
 "$host_python" -m venv "$venv" >&2

@@ -1,16 +1,38 @@
 // Runs node's test runner over test files (Node 20 has no glob support in --test).
 //
-// When integration (or e2e) tests are included, the runner builds the pinned Dagu, starts and seeds it
-// once (test/support/dagu.ts), passes it to the test processes in DAGU_TEST_URL, DAGU_TEST_API_BASE,
-// DAGU_TEST_HOME and DAGU_TEST_SEED, and stops it at the end, also on failure and on signals.
-// If Dagu cannot be built or started the run fails with the reason: integration tests are never skipped.
+//   node scripts/run-tests.mjs [unit|integration|integration/mcp|FILE.test.ts ...]   default: every test
+//
+// Unit tests run without Dagu. Integration (and e2e) tests run against a real Dagu of the selected
+// generation (DAGU_TEST_GENERATION=1|2, default: the pin file's testGeneration), built, started and
+// seeded once by test/support/dagu.ts and passed to the test processes in DAGU_TEST_* variables. When
+// the whole integration folder runs, a subset (SECOND_GENERATION) also runs against the other
+// generation's real Dagu, so neither REST dialect rots; DAGU_TEST_SECOND=0 leaves that out. Every Dagu is
+// stopped at the end, also on failure and on signals. If a Dagu cannot be provided the run fails with
+// the reason: integration tests are never skipped. At the end the runner prints test counts per Dagu.
+//
+// Under CI=true a missing tool fails the run (the Python of the workbook cross-checks included).
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 
-// Arguments are folders or files below test/: `unit`, `integration/mcp/dagu-read.e2e.test.ts`.
-const kinds = process.argv.slice(2);
-const roots = kinds.length > 0 ? kinds.map((kind) => join('test', kind)) : ['test'];
+const ci = process.env.CI === 'true' || process.env.CI === '1';
+const args = process.argv.slice(2);
+
+/** Which integration files also run against the other generation's Dagu (paths with `/`). */
+const SECOND_GENERATION = {
+  // Dagu 1.30.3 beside a 2.x suite: the DAG, run and log targets, and the MCP read path.
+  1: (file) =>
+    [
+      'test/integration/dagu/dags.test.ts',
+      'test/integration/dagu/runs.test.ts',
+      'test/integration/dagu/step-log.test.ts',
+      'test/integration/mcp/dagu-read.e2e.test.ts',
+    ].includes(file),
+  // Dagu 2.x beside a 1.x suite (until the gateway's 2.x fixes of issue 12 land): every file but the
+  // two with known 2.x failures (listed in the coordination notes).
+  2: (file) => !['test/integration/dagu/probes.test.ts', 'test/integration/dagu/runs.test.ts'].includes(file),
+};
 
 function collect(dir, out) {
   for (const entry of readdirSync(dir)) {
@@ -21,79 +43,162 @@ function collect(dir, out) {
   return out;
 }
 
-const files = roots.flatMap((root) => (statSync(root).isFile() ? [root] : collect(root, []))).sort();
+// Arguments are folders or files below test/ (`unit`, `integration/mcp/dagu-read.e2e.test.ts`), or
+// test files from the project folder (`test/integration/dagu/runs.test.ts`).
+const roots = args.map((arg) => (arg.endsWith('.test.ts') && existsSync(arg) ? arg : join('test', arg)));
+if (args.length === 0) roots.push('test');
+const files = [
+  ...new Set(roots.flatMap((root) => (statSync(root).isFile() ? [root] : collect(root, [])))),
+].sort();
 if (files.length === 0) {
-  console.error(`no test files under ${roots.join(', ')}`);
+  console.error(`no test files under ${args.join(', ') || 'test'}`);
   process.exit(1);
 }
 
 const NEEDS_DAGU = [join('test', 'integration') + sep, join('test', 'e2e') + sep];
-const needsDagu = files.some((file) => NEEDS_DAGU.some((prefix) => file.startsWith(prefix)));
+const needsDagu = (file) => NEEDS_DAGU.some((prefix) => file.startsWith(prefix));
+const withoutDagu = files.filter((file) => !needsDagu(file));
+const withDagu = files.filter(needsDagu);
+const wholeIntegration = roots.some((root) => root === 'test' || root === join('test', 'integration'));
 
-let dagu;
+const { tsImport } = await import('tsx/esm/api');
+const support = withDagu.length > 0 ? await tsImport('../test/support/dagu.ts', import.meta.url) : undefined;
+const primary = support?.TEST_GENERATION;
+const secondary = primary === undefined ? undefined : primary === 1 ? 2 : 1;
+const secondFiles =
+  wholeIntegration && secondary !== undefined && process.env.DAGU_TEST_SECOND !== '0'
+    ? withDagu.filter((file) => SECOND_GENERATION[secondary](file.split(sep).join('/')))
+    : [];
+
+const live = new Set();
 let child;
-let stopping;
-
-/** Stops the shared Dagu once; every caller waits for that one stop to finish. */
-async function stopDagu() {
-  if (stopping === undefined && dagu !== undefined) stopping = dagu.stop();
-  if (stopping !== undefined) await stopping;
-}
-
 let signalled = false;
+async function stopAll() {
+  await Promise.all([...live].map((dagu) => dagu.stop()));
+  live.clear();
+}
 async function onSignal(signal) {
   if (signalled) return;
   signalled = true;
   if (child !== undefined && child.exitCode === null) child.kill(signal);
-  await stopDagu();
+  await stopAll();
   process.exit(signal === 'SIGINT' ? 130 : 143);
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void onSignal(signal));
 
 const env = { ...process.env };
-if (needsDagu) {
-  const started = performance.now();
-  try {
-    const { tsImport } = await import('tsx/esm/api');
-    const support = await tsImport('../test/support/dagu.ts', import.meta.url);
-    dagu = await support.startDagu();
-    const seed = await support.seedDagu(dagu);
-    Object.assign(env, support.testDaguEnv(dagu, seed));
-    const { module, version } = support.DAGU_PIN;
-    const ms = Math.round(performance.now() - started);
-    console.log(
-      `dagu: ${module}@${version} started and seeded in ${ms} ms at ${dagu.url} (home ${dagu.home})`,
-    );
-  } catch (error) {
-    await stopDagu();
-    console.error('\nFAILED: the integration tests need the real Dagu, and it could not be provided.');
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  }
-}
+for (const name of support?.DAGU_TEST_ENV ?? []) delete env[name];
 
 // The workbook cross-check writes fixtures with Python's openpyxl and msoffcrypto-tool (an independent
-// writer). scripts/python-fixtures.sh prepares them once in a cached virtualenv; without Python the
-// cross-check tests skip and say why.
+// writer). scripts/python-fixtures.sh prepares them once in a cached virtualenv. Without them the
+// cross-check tests skip and say why; under CI that is a failure.
 const needsPython = files.some((file) => file.includes(`${sep}workbook${sep}`));
 if (needsPython && env.WORKBOOK_FIXTURES_PYTHON === undefined) {
   const prepared = spawnSync('bash', [join('scripts', 'python-fixtures.sh')], { encoding: 'utf8', env });
   const python = prepared.stdout.trim().split('\n').at(-1);
   if (prepared.status === 0 && python) env.WORKBOOK_FIXTURES_PYTHON = python;
-  else console.warn(`python fixtures unavailable: ${prepared.stderr.trim().split('\n').at(-1) ?? ''}`);
+  else {
+    const reason = prepared.stderr.trim().split('\n').at(-1) ?? '';
+    if (ci) {
+      console.error(`FAILED: the workbook cross-checks need Python fixtures (CI=true): ${reason}`);
+      process.exit(1);
+    }
+    console.warn(`python fixtures unavailable: ${reason}`);
+  }
 }
 
-const code = await new Promise((resolve) => {
-  child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', ...files],
-    { stdio: 'inherit', env },
-  );
-  child.on('error', (error) => {
-    console.error(error);
-    resolve(1);
+/** Starts and seeds the real Dagu of a generation; exits the run with the reason if it cannot. */
+async function provideDagu(generation) {
+  const pin = support.DAGU_PINS[generation];
+  const started = performance.now();
+  try {
+    const dagu = await support.startDagu({
+      generation,
+      onBuildProgress: (line) => console.error(line),
+    });
+    live.add(dagu);
+    const seed = await support.seedDagu(dagu);
+    const ms = Math.round(performance.now() - started);
+    console.log(`dagu: ${pin.module}@${pin.version} started and seeded in ${ms} ms at ${dagu.url}`);
+    return { dagu, env: support.testDaguEnv(dagu, seed) };
+  } catch (error) {
+    await stopAll();
+    console.error(
+      `\nFAILED: the integration tests need the real Dagu ${pin.version}, and it could not be provided.`,
+    );
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+}
+
+const reports = mkdtempSync(join(tmpdir(), 'gateway-tests-'));
+const results = [];
+
+/** Runs test files in one `node --test` process; returns its exit code and the TAP summary counts. */
+async function runFiles(label, testFiles, extraEnv) {
+  const tap = join(reports, `${results.length}.tap`);
+  const code = await new Promise((resolve) => {
+    child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--test',
+        '--test-concurrency=1',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=tap',
+        `--test-reporter-destination=${tap}`,
+        ...testFiles,
+      ],
+      { stdio: 'inherit', env: { ...env, ...extraEnv } },
+    );
+    child.on('error', (error) => {
+      console.error(error);
+      resolve(1);
+    });
+    child.on('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 128)));
   });
-  child.on('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 128)));
-});
-await stopDagu();
+  const counts = {};
+  try {
+    for (const match of readFileSync(tap, 'utf8').matchAll(
+      /^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm,
+    )) {
+      counts[match[1]] = Number(match[2]);
+    }
+  } catch {
+    // No report: the process died before writing one; the exit code says so.
+  }
+  results.push({ label, files: testFiles.length, code, counts });
+  return code;
+}
+
+let code = 0;
+try {
+  // Every group runs even when an earlier one failed, so one run shows every failure.
+  if (withoutDagu.length > 0) code = (await runFiles('no Dagu (unit)', withoutDagu, {})) || code;
+  if (withDagu.length > 0) {
+    const first = await provideDagu(primary);
+    const label = `Dagu ${support.DAGU_PINS[primary].version} (generation ${primary})`;
+    code = (await runFiles(label, withDagu, first.env)) || code;
+    await first.dagu.stop();
+    live.delete(first.dagu);
+  }
+  if (secondFiles.length > 0) {
+    const second = await provideDagu(secondary);
+    const label = `Dagu ${support.DAGU_PINS[secondary].version} (generation ${secondary}, subset)`;
+    code = (await runFiles(label, secondFiles, second.env)) || code;
+  }
+} finally {
+  await stopAll();
+  rmSync(reports, { recursive: true, force: true });
+}
+
+console.log('\ntest counts:');
+for (const { label, files: count, code: exit, counts } of results) {
+  const parts = ['tests', 'pass', 'fail', 'skipped', 'cancelled', 'todo']
+    .filter((key) => key === 'tests' || (counts[key] ?? 0) > 0 || key === 'pass' || key === 'fail')
+    .map((key) => `${counts[key] ?? 0} ${key}`);
+  console.log(`  ${label}: ${parts.join(', ')} (${count} files${exit === 0 ? '' : `, exit ${exit}`})`);
+}
 process.exit(code);

@@ -7,7 +7,8 @@
  * it to the test processes in DAGU_TEST_URL, DAGU_TEST_API_BASE, DAGU_TEST_HOME and DAGU_TEST_SEED;
  * `getTestDagu()` returns that instance, or starts and seeds its own when a file runs alone.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   mkdirSync,
@@ -21,18 +22,54 @@ import {
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PIN = JSON.parse(readFileSync(join(ROOT, 'scripts', 'dagu-version.json'), 'utf8')) as {
+
+export type Generation = 1 | 2;
+
+export interface DaguPin {
   module: string;
   version: string;
+  package: string;
   apiBase: string;
-  generation: 1 | 2;
+  generation: Generation;
+}
+
+const PIN_FILE = JSON.parse(readFileSync(join(ROOT, 'scripts', 'dagu-version.json'), 'utf8')) as {
+  /** The system under test: what the demo starts and build-dagu.sh builds without an argument. */
+  defaultGeneration: Generation;
+  /** What the whole integration suite runs against by default. */
+  testGeneration: Generation;
+  generations: Record<string, Omit<DaguPin, 'generation'>>;
 };
 
-/** The pinned Dagu: module, version, REST base and generation (scripts/dagu-version.json). */
-export const DAGU_PIN = Object.freeze(PIN);
+/** The pinned Dagu of each generation: module, version, REST base (scripts/dagu-version.json). */
+export const DAGU_PINS: Readonly<Record<Generation, DaguPin>> = Object.freeze({
+  1: Object.freeze({ ...(PIN_FILE.generations['1'] as DaguPin), generation: 1 }),
+  2: Object.freeze({ ...(PIN_FILE.generations['2'] as DaguPin), generation: 2 }),
+});
+
+/** Reads a generation from a string ('1' or '2'); anything else is an error naming the variable. */
+export function parseGeneration(value: string | undefined, variable: string): Generation | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === '1' || value === '2') return Number(value) as Generation;
+  throw new Error(`${variable} must be 1 or 2, got ${JSON.stringify(value)}`);
+}
+
+/** The generation the demo starts: the system under test (the pin file's defaultGeneration). */
+export const DEFAULT_GENERATION: Generation = PIN_FILE.defaultGeneration;
+
+/**
+ * The generation tests run against: DAGU_TEST_GENERATION (set by the runner for each test process),
+ * else the pin file's testGeneration.
+ */
+export const TEST_GENERATION: Generation =
+  parseGeneration(process.env.DAGU_TEST_GENERATION, 'DAGU_TEST_GENERATION') ?? PIN_FILE.testGeneration;
+
+/** The pin of the generation tests run against. */
+export const DAGU_PIN: DaguPin = DAGU_PINS[TEST_GENERATION];
 
 /**
  * Dagu runs in this zone so that it writes timestamps with a local offset (`+09:00`), as a real
@@ -45,7 +82,9 @@ export interface DaguInstance {
   url: string;
   /** REST prefix: `/api/v2` for Dagu 1.x, `/api/v1` for 2.x. */
   apiBase: string;
-  generation: 1 | 2;
+  generation: Generation;
+  /** The version Dagu reports on its health route (e.g. `v2.15.1`, `1.30.3`). */
+  version: string;
   /** DAGU_HOME of the instance (on this machine). */
   home: string;
   /** Bearer token Dagu requires, when started with one. */
@@ -54,34 +93,76 @@ export interface DaguInstance {
   stop(): Promise<void>;
 }
 
+export interface BuiltinAuth {
+  username: string;
+  password: string;
+  /** DAGU_AUTH_TOKEN_SECRET: signs Dagu's login tokens (HS256). */
+  tokenSecret: string;
+}
+
 export interface StartDaguOptions {
-  /** Require this static bearer token (DAGU_AUTH_TOKEN); default: no authentication. */
-  token?: string;
+  /** Which Dagu: default TEST_GENERATION. */
+  generation?: Generation;
+  /**
+   * Require a bearer token on the REST API; the instance's `token` is one Dagu accepts, the credential
+   * an operator gives the gateway. 1.x: a static token (DAGU_AUTH_TOKEN). 2.x has no static token:
+   * builtin auth (with a generated admin unless `builtinAuth` is given), and the token is a viewer API
+   * key of a service account for the REST API. Default: no authentication.
+   */
+  requireToken?: boolean;
+  /** Dagu's builtin user accounts with this first admin and JWT signing secret. */
+  builtinAuth?: BuiltinAuth;
   /** Extra environment for Dagu (e.g. `DAGU_TZ`). */
   env?: Record<string, string>;
   /** How long to wait for the health route, default 30 s. */
   readyTimeoutMs?: number;
+  /** Receives the build's progress lines while the binary is built (first use only). */
+  onBuildProgress?: (line: string) => void;
 }
 
-let cachedBinary: string | undefined;
+const binaries = new Map<Generation, Promise<string>>();
 
-/** Path of the pinned Dagu binary, building it on first use. Throws with the build's reason. */
-export function daguBinary(): string {
-  if (cachedBinary !== undefined) return cachedBinary;
-  const result = spawnSync('bash', [join(ROOT, 'scripts', 'build-dagu.sh')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: process.env,
-  });
-  const lines = (result.stdout ?? '').trim().split('\n');
-  const binary = lines.at(-1)?.trim();
-  if (result.status !== 0 || binary === undefined || binary === '') {
-    const reason =
-      (result.stderr ?? '').trim().split('\n').slice(-15).join('\n') || String(result.error ?? '');
-    throw new Error(`cannot build Dagu ${PIN.module}@${PIN.version} (scripts/build-dagu.sh):\n${reason}`);
+/**
+ * Path of the pinned Dagu binary of a generation, built on first use (scripts/build-dagu.sh: DAGU_BIN,
+ * ../shared/dagu, go install, in that order). Rejects with the build's last lines as the reason.
+ */
+export function daguBinary(
+  generation: Generation = TEST_GENERATION,
+  onProgress?: (line: string) => void,
+): Promise<string> {
+  let binary = binaries.get(generation);
+  if (binary === undefined) {
+    binary = buildBinary(generation, onProgress);
+    binary.catch(() => binaries.delete(generation));
+    binaries.set(generation, binary);
   }
-  cachedBinary = binary;
   return binary;
+}
+
+function buildBinary(generation: Generation, onProgress?: (line: string) => void): Promise<string> {
+  const pin = DAGU_PINS[generation];
+  return new Promise((resolveBinary, reject) => {
+    const child = spawn('bash', [join(ROOT, 'scripts', 'build-dagu.sh'), String(generation)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: process.env,
+    });
+    let stdout = '';
+    const stderr: string[] = [];
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      stderr.push(line);
+      onProgress?.(line);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const binary = stdout.trim().split('\n').at(-1)?.trim();
+      if (code === 0 && binary !== undefined && binary !== '') return resolveBinary(binary);
+      const reason = stderr.slice(-15).join('\n') || `exit code ${code}`;
+      reject(new Error(`cannot get Dagu ${pin.module}@${pin.version} (scripts/build-dagu.sh):\n${reason}`));
+    });
+  });
 }
 
 function freePort(): Promise<number> {
@@ -166,14 +247,80 @@ function installLastResort(): void {
   }
 }
 
+/** Dagu's auth settings: none; a static token (1.x); builtin accounts (names differ per generation). */
+function authEnv(
+  generation: Generation,
+  builtin: BuiltinAuth | undefined,
+  staticToken: string | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (builtin === undefined) env.DAGU_AUTH_MODE = 'none';
+  else {
+    env.DAGU_AUTH_MODE = 'builtin';
+    env.DAGU_AUTH_TOKEN_SECRET = builtin.tokenSecret;
+    const prefix = generation === 1 ? 'DAGU_AUTH_ADMIN_' : 'DAGU_AUTH_BUILTIN_INITIAL_ADMIN_';
+    env[`${prefix}USERNAME`] = builtin.username;
+    env[`${prefix}PASSWORD`] = builtin.password;
+  }
+  if (staticToken !== undefined) env.DAGU_AUTH_TOKEN = staticToken;
+  return env;
+}
+
+/** Logs in to a builtin-auth Dagu as a user; returns Dagu's login token (a JWT). */
+export async function daguLogin(
+  instance: Pick<DaguInstance, 'url' | 'apiBase'>,
+  credentials: { username: string; password: string },
+): Promise<{ token: string; user: { id: string; username: string; role: string } }> {
+  const { status, body } = await daguApi(instance, '/auth/login', { method: 'POST', body: credentials });
+  if (status !== 200)
+    throw new Error(`Dagu login as ${credentials.username} failed: HTTP ${status} ${JSON.stringify(body)}`);
+  return body as { token: string; user: { id: string; username: string; role: string } };
+}
+
+/** Creates a 2.x API key for the gateway: a viewer service account on the REST API, every workspace. */
+async function createServiceApiKey(instance: DaguInstance, admin: BuiltinAuth): Promise<string> {
+  const { token } = await daguLogin(instance, admin);
+  const { status, body } = await daguApi({ ...instance, token }, '/api-keys', {
+    method: 'POST',
+    body: {
+      name: 'dagu-mcp-gateway',
+      role: 'viewer',
+      allowedSurfaces: ['rest_api'],
+      attributionClass: 'service_account',
+      serviceAccountName: 'dagu-mcp-gateway',
+      workspaceAccess: { all: true, grants: [] },
+    },
+  });
+  const key = (body as { key?: unknown } | undefined)?.key;
+  if (status !== 201 || typeof key !== 'string') {
+    throw new Error(`creating a Dagu API key failed: HTTP ${status} ${JSON.stringify(body)}`);
+  }
+  return key;
+}
+
 /** Starts `dagu start-all` on free loopback ports with a fresh home and waits until it answers. */
 export async function startDagu(options: StartDaguOptions = {}): Promise<DaguInstance> {
-  const binary = daguBinary();
+  const pin = DAGU_PINS[options.generation ?? TEST_GENERATION];
+  const binary = await daguBinary(pin.generation, options.onBuildProgress);
   const home = mkdtempSync(join(tmpdir(), 'dagu-test-'));
   mkdirSync(join(home, 'dags'), { recursive: true });
   // Dagu writes example DAGs into an empty DAGs folder on first start; tests want only their own.
   writeFileSync(join(home, 'dags', '.examples-created'), '# no examples in tests\n');
-  const [port, coordinatorPort] = [await freePort(), await freePort()];
+  const port = await freePort();
+  // 2.x has no static token: a token-protected 2.x is a builtin-auth 2.x (generated admin if needed).
+  const builtin =
+    options.builtinAuth ??
+    (options.requireToken === true && pin.generation === 2
+      ? {
+          username: 'admin',
+          password: randomBytes(12).toString('hex'),
+          tokenSecret: randomBytes(32).toString('hex'),
+        }
+      : undefined);
+  const staticToken =
+    options.requireToken === true && pin.generation === 1
+      ? `gateway-${randomBytes(16).toString('hex')}`
+      : undefined;
   const logPath = join(home, 'dagu.log');
   const logFd = openSync(logPath, 'a');
   const env: Record<string, string> = {
@@ -182,12 +329,14 @@ export async function startDagu(options: StartDaguOptions = {}): Promise<DaguIns
     DAGU_HOME: home,
     DAGU_HOST: '127.0.0.1',
     DAGU_PORT: String(port),
-    // start-all always opens the coordinator's listener; its default port may be taken.
-    DAGU_COORDINATOR_HOST: '127.0.0.1',
-    DAGU_COORDINATOR_PORT: String(coordinatorPort),
     DAGU_TZ: DAGU_TEST_TZ,
     DAGU_SKIP_EXAMPLES: 'true',
-    ...(options.token === undefined ? { DAGU_AUTH_MODE: 'none' } : { DAGU_AUTH_TOKEN: options.token }),
+    // 1.x start-all always opens the coordinator's listener (its default port may be taken); 2.x can
+    // leave it off, so that instances side by side do not share its gRPC port.
+    ...(pin.generation === 1
+      ? { DAGU_COORDINATOR_HOST: '127.0.0.1', DAGU_COORDINATOR_PORT: String(await freePort()) }
+      : { DAGU_COORDINATOR_ENABLED: 'false' }),
+    ...authEnv(pin.generation, builtin, staticToken),
     ...options.env,
   };
   // detached: Dagu leads its own process group, so stop() can end it and every step it spawned.
@@ -228,7 +377,8 @@ export async function startDagu(options: StartDaguOptions = {}): Promise<DaguIns
 
   const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
   const headers: Record<string, string> =
-    options.token === undefined ? {} : { authorization: `Bearer ${options.token}` };
+    staticToken === undefined ? {} : { authorization: `Bearer ${staticToken}` };
+  let version: string;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       const log = tail(logPath);
@@ -238,11 +388,14 @@ export async function startDagu(options: StartDaguOptions = {}): Promise<DaguIns
       );
     }
     try {
-      const response = await fetch(`${url}${PIN.apiBase}/health`, {
+      const response = await fetch(`${url}${pin.apiBase}/health`, {
         headers,
         signal: AbortSignal.timeout(1000),
       });
-      if (response.ok) break;
+      if (response.ok) {
+        version = String(((await response.json()) as { version?: unknown }).version ?? '');
+        break;
+      }
     } catch {
       // Not listening yet.
     }
@@ -253,14 +406,33 @@ export async function startDagu(options: StartDaguOptions = {}): Promise<DaguIns
     }
     await sleep(50);
   }
-  const instance: DaguInstance = { url, apiBase: PIN.apiBase, generation: PIN.generation, home, stop };
-  if (options.token !== undefined) instance.token = options.token;
+  if (!version.includes(pin.version.replace(/^v/, ''))) {
+    await stop();
+    throw new Error(`Dagu at ${url} reports version ${JSON.stringify(version)}, expected ${pin.version}`);
+  }
+  const instance: DaguInstance = {
+    url,
+    apiBase: pin.apiBase,
+    generation: pin.generation,
+    version,
+    home,
+    stop,
+  };
+  try {
+    if (staticToken !== undefined) instance.token = staticToken;
+    else if (options.requireToken === true && builtin !== undefined) {
+      instance.token = await createServiceApiKey(instance, builtin);
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
   return instance;
 }
 
 // ---- seeding --------------------------------------------------------------------------------
 
-/** DAG names the seed writes. */
+/** DAG names the seed writes on both generations. */
 export const SEED_DAGS = Object.freeze({
   /** Two steps (names with a space), stdout and stderr; run twice. */
   twoSteps: 'two-steps',
@@ -277,16 +449,53 @@ export const SEED_DAGS = Object.freeze({
   manyLines: 'many-lines',
   /** Never started. */
   neverRan: 'never-ran',
-  /** Waits at an approval gate (1.x `hitl` executor). */
+  /** Waits at an approval gate (2.x `approval` on a step, 1.x the `hitl` executor). */
   gate: 'approval-gate',
   /** A definition with an error (depends on a missing step); never started. */
   broken: 'broken-spec',
   /** Ran, then its scheduler log file was removed. */
   goneLog: 'gone-log',
+  /** Suspended through Dagu's REST API; never started. */
+  suspended: 'suspended',
 });
 
+/** DAG names the seed writes on Dagu 2.x only (features 1.x does not have). */
+export const SEED_DAGS_2X = Object.freeze({
+  /** A foreach step over three items with a one-step body. */
+  foreach: 'foreach-items',
+  /** Waits at a human task (`action: human.task`) with a form. */
+  humanTask: 'human-task',
+});
+
+/** A Wiki page the seed creates (2.x). `path` is the page id within its workspace. */
+export interface SeedWikiPage {
+  workspace: string;
+  path: string;
+  title: string;
+  description: string;
+  tags: string[];
+  content: string;
+}
+
+/** What the seed adds on Dagu 2.x: runs of 2.x-only DAGs and the Wiki. */
+export interface DaguSeed2x {
+  runs: { foreach: string; humanTask: string };
+  foreach: { stepName: string; items: string[]; bodyStepName: string };
+  humanTask: { stepName: string; stepId: string; prompt: string };
+  wiki: {
+    /** Workspaces created besides `default`. */
+    workspaces: string[];
+    pages: SeedWikiPage[];
+    /** A word every page contains once, and one only the `ops` pages contain. */
+    commonWord: string;
+    opsWord: string;
+  };
+}
+
 export interface DaguSeed {
-  dags: typeof SEED_DAGS;
+  generation: Generation;
+  /** Every seeded DAG: SEED_DAGS, plus SEED_DAGS_2X on 2.x. */
+  dags: typeof SEED_DAGS & Partial<typeof SEED_DAGS_2X>;
   runs: {
     twoStepsFirst: string;
     twoStepsSecond: string;
@@ -312,14 +521,34 @@ export interface DaguSeed {
     gateInput: string[];
     gateRequired: string[];
   };
+  /** Present on Dagu 2.x only. */
+  v2?: DaguSeed2x;
   /** Number of DAG files written. */
   dagCount: number;
 }
 
-const labelsKey = PIN.generation === 1 ? 'tags' : 'labels';
+const GATE = { prompt: 'Ship the release?', input: ['reason', 'ticket'], required: ['reason'] };
+const FOREACH = { stepName: 'each region', items: ['eu', 'us', 'ap'], bodyStepName: 'deploy region' };
+const HUMAN_TASK = { stepName: 'sign off', stepId: 'signoff', prompt: 'Confirm the audit is complete' };
 
-const DAG_FILES: Record<string, string> = {
-  [SEED_DAGS.twoSteps]: `description: Two steps writing stdout and stderr
+function dagFiles(generation: Generation): Record<string, string> {
+  const labelsKey = generation === 1 ? 'tags' : 'labels';
+  // 2.x: the step runs its command, then waits for approval; 1.x: the hitl executor waits.
+  const gateStep =
+    generation === 1
+      ? `    executor:
+      type: hitl
+      config:
+        prompt: ${GATE.prompt}
+        input: [${GATE.input.join(', ')}]
+        required: [${GATE.required.join(', ')}]`
+      : `    command: echo "release candidate built"
+    approval:
+      prompt: ${GATE.prompt}
+      input: [${GATE.input.join(', ')}]
+      required: [${GATE.required.join(', ')}]`;
+  const files: Record<string, string> = {
+    [SEED_DAGS.twoSteps]: `description: Two steps writing stdout and stderr
 steps:
   - name: step one
     command: sh -c 'echo "hello from step one"; echo "warning from step one" >&2'
@@ -327,62 +556,137 @@ steps:
     command: echo "second step"
     depends: [step one]
 `,
-  [SEED_DAGS.fails]: `steps:
+    [SEED_DAGS.fails]: `steps:
   - name: boom
     command: sh -c 'echo "about to fail"; echo "disk quota exceeded" >&2; exit 3'
 `,
-  [SEED_DAGS.parent]: `steps:
+    [SEED_DAGS.parent]: `steps:
   - name: call child
     call: ${SEED_DAGS.child}
 `,
-  [SEED_DAGS.child]: `steps:
+    [SEED_DAGS.child]: `steps:
   - name: inner step
     command: echo "inside the child"
 `,
-  [SEED_DAGS.dotted]: `${labelsKey}: [alpha]
+    [SEED_DAGS.dotted]: `${labelsKey}: [alpha]
 steps:
   - name: s
     command: echo dotted
 `,
-  [SEED_DAGS.labelled]: `${labelsKey}: [alpha, beta]
+    [SEED_DAGS.labelled]: `${labelsKey}: [alpha, beta]
 steps:
   - name: s
     command: echo labelled
 `,
-  [SEED_DAGS.manyLines]: `steps:
+    [SEED_DAGS.manyLines]: `steps:
   - name: count
     command: seq 1 3000
 `,
-  [SEED_DAGS.neverRan]: `description: A DAG that never ran
+    [SEED_DAGS.neverRan]: `description: A DAG that never ran
 steps:
   - name: idle
     command: "true"
 `,
-  [SEED_DAGS.gate]: `steps:
+    [SEED_DAGS.gate]: `steps:
   - name: prepare
     command: echo ready
   - name: approve release
-    executor:
-      type: hitl
-      config:
-        prompt: Ship the release?
-        input: [reason, ticket]
-        required: [reason]
+${gateStep}
     depends: [prepare]
   - name: after approval
     command: echo shipped
     depends: [approve release]
 `,
-  [SEED_DAGS.broken]: `steps:
+    [SEED_DAGS.broken]: `steps:
   - name: a
     command: echo a
     depends: [missing-step]
 `,
-  [SEED_DAGS.goneLog]: `steps:
+    [SEED_DAGS.goneLog]: `steps:
   - name: only
     command: echo gone
 `,
-};
+    [SEED_DAGS.suspended]: `description: Suspended by the seed
+steps:
+  - name: idle
+    command: "true"
+`,
+  };
+  if (generation === 2) {
+    files[SEED_DAGS_2X.foreach] = `steps:
+  - name: ${FOREACH.stepName}
+    foreach:
+      items: [${FOREACH.items.join(', ')}]
+      as: region
+      steps:
+        - name: ${FOREACH.bodyStepName}
+          command: echo "deploying \${foreach.region}"
+  - name: summary
+    command: echo done
+    depends: [${FOREACH.stepName}]
+`;
+    files[SEED_DAGS_2X.humanTask] = `steps:
+  - name: gather
+    command: echo "audit gathered"
+  - name: ${HUMAN_TASK.stepName}
+    id: ${HUMAN_TASK.stepId}
+    action: human.task
+    with:
+      prompt: ${HUMAN_TASK.prompt}
+      form:
+        type: object
+        properties:
+          auditor:
+            type: string
+        required: [auditor]
+    depends: [gather]
+`;
+  }
+  return files;
+}
+
+/** The Wiki the seed writes on 2.x: pages in `default` and two more workspaces, some nested. */
+const WIKI_WORKSPACES = ['ops', 'data'];
+const COMMON_WORD = 'gatewayseed';
+const OPS_WORD = 'pagerrota';
+
+function wikiPage(
+  workspace: string,
+  path: string,
+  title: string,
+  tags: string[],
+  body: string,
+): SeedWikiPage {
+  const content = `---\ntitle: ${title}\ndescription: ${body}\ntags: [${tags.join(', ')}]\n---\n# ${title}\n\n${body}\n\nSeeded for tests (${COMMON_WORD}).\n`;
+  return { workspace, path, title, description: body, tags, content };
+}
+
+const WIKI_PAGES: SeedWikiPage[] = [
+  wikiPage(
+    'default',
+    'getting-started',
+    'Getting started',
+    ['intro'],
+    'How to read runs through the gateway.',
+  ),
+  wikiPage(
+    'default',
+    'guides/deploy',
+    'Deploy guide',
+    ['deploy', 'guide'],
+    'Run two-steps before a release.',
+  ),
+  wikiPage('default', 'guides/advanced/rollback', 'Rollback', ['deploy'], 'Roll back with the parent DAG.'),
+  wikiPage(
+    'ops',
+    'runbooks/restart',
+    'Restart runbook',
+    ['ops'],
+    `Who is on the ${OPS_WORD}, and how to restart.`,
+  ),
+  wikiPage('ops', 'on-call', 'On call', ['ops'], `The ${OPS_WORD} for this week.`),
+  wikiPage('data', 'schemas/events/v1', 'Event schema v1', ['schema'], 'Fields of the event table.'),
+];
 
 type Json = Record<string, unknown>;
 
@@ -457,20 +761,59 @@ async function waitForRun(
   }
 }
 
+/** Calls Dagu and fails the seed unless it answers one of `ok`. */
+async function seedCall(
+  instance: DaguInstance,
+  what: string,
+  path: string,
+  init: { method?: string; body?: unknown },
+  ok: readonly number[] = [200, 201],
+): Promise<unknown> {
+  const { status, body } = await daguApi(instance, path, init);
+  if (!ok.includes(status)) throw new Error(`seed: ${what} failed: HTTP ${status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Creates the workspaces and Wiki pages of the 2.x seed. */
+async function seedWiki(instance: DaguInstance): Promise<void> {
+  for (const name of WIKI_WORKSPACES) {
+    await seedCall(instance, `creating workspace ${name}`, '/workspaces', { method: 'POST', body: { name } });
+  }
+  for (const page of WIKI_PAGES) {
+    await seedCall(
+      instance,
+      `creating Wiki page ${page.workspace}/${page.path}`,
+      `/wiki?workspace=${encodeURIComponent(page.workspace)}`,
+      { method: 'POST', body: { id: page.path, content: page.content } },
+    );
+  }
+}
+
 /**
  * Writes the seed DAGs into the instance's `dags` folder, runs them through the REST API and waits for
- * their end (the approval gate: until it waits). Returns the run ids.
+ * their end (the approval gate and the human task: until they wait), suspends one DAG and, on 2.x,
+ * writes the Wiki. Returns the run ids and the facts tests assert on.
  */
 export async function seedDagu(instance: DaguInstance): Promise<DaguSeed> {
+  const { generation } = instance;
+  const files = dagFiles(generation);
   const dagsDir = join(instance.home, 'dags');
   mkdirSync(dagsDir, { recursive: true });
-  for (const [name, spec] of Object.entries(DAG_FILES)) writeFileSync(join(dagsDir, `${name}.yaml`), spec);
+  for (const [name, spec] of Object.entries(files)) writeFileSync(join(dagsDir, `${name}.yaml`), spec);
 
   // The first run of two-steps ends before the second starts, so "latest" and the order are certain.
   const twoStepsFirst = await startRun(instance, SEED_DAGS.twoSteps);
-  await waitForRun(instance, SEED_DAGS.twoSteps, twoStepsFirst);
+  await Promise.all([
+    waitForRun(instance, SEED_DAGS.twoSteps, twoStepsFirst),
+    generation === 2 ? seedWiki(instance) : undefined,
+    seedCall(instance, 'suspending a DAG', `/dags/${SEED_DAGS.suspended}/suspend`, {
+      method: 'POST',
+      body: { suspend: true },
+    }),
+  ]);
 
-  const names = [
+  const waiting = new Set<string>([SEED_DAGS.gate, SEED_DAGS_2X.humanTask]);
+  const names: string[] = [
     SEED_DAGS.twoSteps,
     SEED_DAGS.fails,
     SEED_DAGS.parent,
@@ -479,37 +822,35 @@ export async function seedDagu(instance: DaguInstance): Promise<DaguSeed> {
     SEED_DAGS.manyLines,
     SEED_DAGS.gate,
     SEED_DAGS.goneLog,
-  ] as const;
+    ...(generation === 2 ? [SEED_DAGS_2X.foreach, SEED_DAGS_2X.humanTask] : []),
+  ];
   const ids = await Promise.all(names.map((name) => startRun(instance, name)));
-  const byName = Object.fromEntries(names.map((name, i) => [name, ids[i] as string])) as Record<
-    (typeof names)[number],
-    string
-  >;
+  const idOf = (name: string) => ids[names.indexOf(name)] as string;
   const details = await Promise.all(
-    names.map((name) =>
-      waitForRun(instance, name, byName[name], name === SEED_DAGS.gate ? new Set([7]) : undefined),
+    names.map((name, i) =>
+      waitForRun(instance, name, ids[i] as string, waiting.has(name) ? new Set([7]) : undefined),
     ),
   );
-  const parentDetails = details[names.indexOf(SEED_DAGS.parent)] as Json;
-  const parentNode = (parentDetails.nodes as Json[])[0] as Json;
+  const detailsOf = (name: string) => details[names.indexOf(name)] as Json;
+  const parentNode = (detailsOf(SEED_DAGS.parent).nodes as Json[])[0] as Json;
   const childSub = ((parentNode.subRuns as Json[])[0] as Json).dagRunId as string;
 
-  const goneLogDetails = details[names.indexOf(SEED_DAGS.goneLog)] as Json;
-  unlinkSync(goneLogDetails.log as string);
+  unlinkSync(detailsOf(SEED_DAGS.goneLog).log as string);
 
-  return {
-    dags: SEED_DAGS,
+  const seed: DaguSeed = {
+    generation,
+    dags: generation === 2 ? { ...SEED_DAGS, ...SEED_DAGS_2X } : { ...SEED_DAGS },
     runs: {
       twoStepsFirst,
-      twoStepsSecond: byName[SEED_DAGS.twoSteps],
-      fails: byName[SEED_DAGS.fails],
-      parent: byName[SEED_DAGS.parent],
+      twoStepsSecond: idOf(SEED_DAGS.twoSteps),
+      fails: idOf(SEED_DAGS.fails),
+      parent: idOf(SEED_DAGS.parent),
       childSub,
-      dotted: byName[SEED_DAGS.dotted],
-      labelled: byName[SEED_DAGS.labelled],
-      manyLines: byName[SEED_DAGS.manyLines],
-      gate: byName[SEED_DAGS.gate],
-      goneLog: byName[SEED_DAGS.goneLog],
+      dotted: idOf(SEED_DAGS.dotted),
+      labelled: idOf(SEED_DAGS.labelled),
+      manyLines: idOf(SEED_DAGS.manyLines),
+      gate: idOf(SEED_DAGS.gate),
+      goneLog: idOf(SEED_DAGS.goneLog),
     },
     facts: {
       twoStepsStepNames: ['step one', 'step two'],
@@ -518,12 +859,21 @@ export async function seedDagu(instance: DaguInstance): Promise<DaguSeed> {
       failsExitCode: 3,
       manyLinesCount: 3000,
       labels: { dotted: ['alpha'], labelled: ['alpha', 'beta'] },
-      gatePrompt: 'Ship the release?',
-      gateInput: ['reason', 'ticket'],
-      gateRequired: ['reason'],
+      gatePrompt: GATE.prompt,
+      gateInput: GATE.input,
+      gateRequired: GATE.required,
     },
-    dagCount: Object.keys(DAG_FILES).length,
+    dagCount: Object.keys(files).length,
   };
+  if (generation === 2) {
+    seed.v2 = {
+      runs: { foreach: idOf(SEED_DAGS_2X.foreach), humanTask: idOf(SEED_DAGS_2X.humanTask) },
+      foreach: { ...FOREACH },
+      humanTask: { ...HUMAN_TASK },
+      wiki: { workspaces: WIKI_WORKSPACES, pages: WIKI_PAGES, commonWord: COMMON_WORD, opsWord: OPS_WORD },
+    };
+  }
+  return seed;
 }
 
 // ---- the shared instance --------------------------------------------------------------------
@@ -536,8 +886,10 @@ export interface TestDagu extends DaguInstance {
 
 /** The variables the test runner sets for the test processes. */
 export const DAGU_TEST_ENV = [
+  'DAGU_TEST_GENERATION',
   'DAGU_TEST_URL',
   'DAGU_TEST_API_BASE',
+  'DAGU_TEST_VERSION',
   'DAGU_TEST_HOME',
   'DAGU_TEST_SEED',
 ] as const;
@@ -545,8 +897,10 @@ export const DAGU_TEST_ENV = [
 /** Environment entries describing a started and seeded instance (what the runner passes on). */
 export function testDaguEnv(instance: DaguInstance, seed: DaguSeed): Record<string, string> {
   return {
+    DAGU_TEST_GENERATION: String(instance.generation),
     DAGU_TEST_URL: instance.url,
     DAGU_TEST_API_BASE: instance.apiBase,
+    DAGU_TEST_VERSION: instance.version,
     DAGU_TEST_HOME: instance.home,
     DAGU_TEST_SEED: JSON.stringify(seed),
   };
@@ -556,7 +910,8 @@ let own: Promise<TestDagu> | undefined;
 
 /**
  * The seeded Dagu for this test process: the runner's shared instance when DAGU_TEST_URL is set,
- * otherwise one started and seeded here (once per process; call `stop()` in an `after` hook).
+ * otherwise one of TEST_GENERATION started and seeded here (once per process; call `stop()` in an
+ * `after` hook).
  */
 export function getTestDagu(): Promise<TestDagu> {
   const url = process.env.DAGU_TEST_URL;
@@ -565,8 +920,9 @@ export function getTestDagu(): Promise<TestDagu> {
     if (seed === null) throw new Error('DAGU_TEST_URL is set but DAGU_TEST_SEED is not');
     return Promise.resolve({
       url,
-      apiBase: process.env.DAGU_TEST_API_BASE ?? PIN.apiBase,
-      generation: PIN.generation,
+      apiBase: process.env.DAGU_TEST_API_BASE ?? DAGU_PIN.apiBase,
+      generation: seed.generation,
+      version: process.env.DAGU_TEST_VERSION ?? DAGU_PIN.version,
       home: process.env.DAGU_TEST_HOME ?? '',
       seed,
       shared: true,

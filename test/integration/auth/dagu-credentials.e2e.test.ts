@@ -1,9 +1,10 @@
-// Credentials between the gateway and Dagu, against two more real Dagu 1.30.3 instances:
+// Credentials between the gateway and Dagu, against two more real Dagu instances of the tested generation:
 // - builtin auth (DAGU_AUTH_MODE=builtin, DAGU_AUTH_TOKEN_SECRET): a token from Dagu's own
-//   `POST /api/v2/auth/login` is accepted by a gateway that shares the secret (AUTH_JWT_SECRET);
-// - a static token (DAGU_AUTH_TOKEN): the gateway reads with its own DAGU_API_TOKEN, fails with
-//   resource_unavailable without it, and never forwards the caller's bearer (a recording proxy sits
-//   between the gateway and Dagu).
+//   `POST …/auth/login` is accepted by a gateway that shares the secret (AUTH_JWT_SECRET);
+// - the gateway's own credential (DAGU_API_TOKEN): on 1.x Dagu's static token (DAGU_AUTH_TOKEN), on 2.x
+//   (no static tokens) a Dagu API key of a viewer service account. The gateway reads with it, fails
+//   with resource_unavailable without it, and never forwards the caller's bearer (a recording proxy
+//   sits between the gateway and Dagu).
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,8 +28,6 @@ import { CONNECTORS, type TestClient } from '../../support/gateway.ts';
 const TOKEN_SECRET = newSecret();
 const ADMIN = { username: 'admin', password: `admin-${newSecret()}` };
 const VIEWER = { username: 'ops-viewer', password: `viewer-${newSecret()}` };
-/** The gateway's own credential: Dagu's static token (also accepted in builtin mode). */
-const GATEWAY_TOKEN = `gateway-${newSecret()}`;
 const PROBE_DAG = 'auth-probe';
 
 const PROBE_SPEC = `description: written by the auth tests
@@ -84,18 +83,16 @@ function assertNeverForwarded(proxy: GatedProxy, secret: string): void {
 let builtin: DaguInstance;
 let staticDagu: DaguInstance;
 
+/** The gateway's own credential for a Dagu started with requireToken. */
+function gatewayToken(instance: DaguInstance): string {
+  assert.ok(instance.token !== undefined, 'Dagu was started with a token');
+  return instance.token;
+}
+
 before(async () => {
   [builtin, staticDagu] = await Promise.all([
-    startDagu({
-      token: GATEWAY_TOKEN,
-      env: {
-        DAGU_AUTH_MODE: 'builtin',
-        DAGU_AUTH_ADMIN_USERNAME: ADMIN.username,
-        DAGU_AUTH_ADMIN_PASSWORD: ADMIN.password,
-        DAGU_AUTH_TOKEN_SECRET: TOKEN_SECRET,
-      },
-    }),
-    startDagu({ token: GATEWAY_TOKEN }),
+    startDagu({ requireToken: true, builtinAuth: { ...ADMIN, tokenSecret: TOKEN_SECRET } }),
+    startDagu({ requireToken: true }),
   ]);
   writeProbeDag(builtin);
   writeProbeDag(staticDagu);
@@ -116,13 +113,20 @@ describe('Dagu builtin auth: Dagu login tokens are accepted with the shared toke
       method: 'POST',
       body: { ...VIEWER, role: 'viewer' },
     });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    viewer = await login(builtin, VIEWER);
+    if (builtin.generation === 1) {
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      viewer = await login(builtin, VIEWER);
+    } else {
+      // Dagu 2.x manages users only with a Pro license: its first admin is the only account.
+      assert.equal(created.status, 403, JSON.stringify(created.body));
+      assert.match(JSON.stringify(created.body), /license/);
+      viewer = admin;
+    }
     proxy = await startGatedProxy(builtin.url);
     gateway = await startCapturedGateway({
       DAGU_URL: proxy.url,
       DAGU_API_BASE: builtin.apiBase,
-      DAGU_API_TOKEN: GATEWAY_TOKEN,
+      DAGU_API_TOKEN: gatewayToken(builtin),
       AUTH_JWT_SECRET: TOKEN_SECRET,
     });
   });
@@ -131,21 +135,20 @@ describe('Dagu builtin auth: Dagu login tokens are accepted with the shared toke
     await proxy?.close();
   });
 
-  test('Dagu 1.30.3 issues HS256 tokens with sub, uid, username, role, iat and exp (no iss or aud)', () => {
+  test("Dagu's login tokens are HS256 with sub, uid, username, role, iat and exp (no iss or aud)", () => {
     const [header, payload] = viewer.token.split('.') as [string, string];
     assert.deepEqual(decode(header), { alg: 'HS256', typ: 'JWT' });
     const claims = decode(payload);
     assert.deepEqual(Object.keys(claims).sort(), ['exp', 'iat', 'role', 'sub', 'uid', 'username']);
     assert.equal(claims.sub, viewer.user.id);
-    assert.equal(claims.username, VIEWER.username);
-    assert.equal(claims.role, 'viewer');
+    assert.equal(claims.username, viewer === admin ? ADMIN.username : VIEWER.username);
+    assert.equal(claims.role, viewer === admin ? 'admin' : 'viewer');
   });
 
   test("both MCP clients read through the gateway with a Dagu login token; the audit names Dagu's user id", async () => {
-    for (const [who, session] of [
-      ['viewer', viewer],
-      ['admin', admin],
-    ] as const) {
+    const sessions: Array<[string, Login]> = [['admin', admin]];
+    if (viewer !== admin) sessions.unshift(['viewer', viewer]);
+    for (const [who, session] of sessions) {
       for (const era of ['modern', 'legacy'] as const) {
         const client = await CONNECTORS[era](gateway.mcpUrl, bearer(session.token));
         try {
@@ -165,7 +168,7 @@ describe('Dagu builtin auth: Dagu login tokens are accepted with the shared toke
 
   test("the gateway calls Dagu with its own token, never the caller's Dagu token", () => {
     for (const request of proxy.requests) {
-      assert.equal(request.headers.authorization, `Bearer ${GATEWAY_TOKEN}`, request.rawUrl);
+      assert.equal(request.headers.authorization, `Bearer ${gatewayToken(builtin)}`, request.rawUrl);
     }
     assertNeverForwarded(proxy, viewer.token);
     assertNeverForwarded(proxy, admin.token);
@@ -190,7 +193,7 @@ describe('Dagu builtin auth: Dagu login tokens are accepted with the shared toke
     const strict = await startCapturedGateway({
       DAGU_URL: builtin.url,
       DAGU_API_BASE: builtin.apiBase,
-      DAGU_API_TOKEN: GATEWAY_TOKEN,
+      DAGU_API_TOKEN: gatewayToken(builtin),
       AUTH_JWT_SECRET: TOKEN_SECRET,
       AUTH_JWT_AUDIENCE: 'dagu-mcp-gateway',
     });
@@ -233,7 +236,7 @@ describe('Dagu builtin auth: Dagu login tokens are accepted with the shared toke
   });
 });
 
-describe("static-token Dagu: the gateway's own DAGU_API_TOKEN", () => {
+describe("the gateway's own DAGU_API_TOKEN (1.x static token, 2.x API key)", () => {
   const CALLER_KEY = newApiKey('caller');
   let keysFile: string;
   let proxy: GatedProxy;
@@ -245,7 +248,7 @@ describe("static-token Dagu: the gateway's own DAGU_API_TOKEN", () => {
     gateway = await startCapturedGateway({
       DAGU_URL: proxy.url,
       DAGU_API_BASE: staticDagu.apiBase,
-      DAGU_API_TOKEN: GATEWAY_TOKEN,
+      DAGU_API_TOKEN: gatewayToken(staticDagu),
       AUTH_API_KEYS_FILE: keysFile,
     });
   });
@@ -268,7 +271,7 @@ describe("static-token Dagu: the gateway's own DAGU_API_TOKEN", () => {
     }
     assert.ok(proxy.requests.length >= 4);
     for (const request of proxy.requests) {
-      assert.equal(request.headers.authorization, `Bearer ${GATEWAY_TOKEN}`, request.rawUrl);
+      assert.equal(request.headers.authorization, `Bearer ${gatewayToken(staticDagu)}`, request.rawUrl);
     }
     assertNeverForwarded(proxy, CALLER_KEY);
   });
@@ -304,7 +307,7 @@ describe("static-token Dagu: the gateway's own DAGU_API_TOKEN", () => {
     // The readiness probe may call Dagu's health route meanwhile; no read may reach Dagu.
     const reads = () => proxy.requests.filter((request) => !request.rawUrl.endsWith('/health')).length;
     const before = reads();
-    const response = await postMcp(gateway.mcpUrl, bearer(GATEWAY_TOKEN));
+    const response = await postMcp(gateway.mcpUrl, bearer(gatewayToken(staticDagu)));
     // Dagu's own token is not a gateway credential.
     assert.equal(response.status, 401);
     for (const era of ['modern', 'legacy'] as const) {

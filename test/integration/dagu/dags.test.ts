@@ -33,7 +33,7 @@ describe('dags', () => {
     for (const item of items) {
       assert.equal(typeof item.name, 'string');
       assert.equal(item.uri, `dagu://dags/${item.name}/spec`);
-      assert.equal(item.suspended, false);
+      assert.equal(item.suspended, item.name === dagu.seed.dags.suspended, item.name);
     }
     const dotted = items.find((item) => item.name === dagu.seed.dags.dotted);
     assert.ok(dotted);
@@ -187,6 +187,16 @@ describe('dag', () => {
       specUri: 'dagu://dags/never-ran/spec',
       suspended: false,
       description: 'A DAG that never ran',
+    });
+  });
+
+  it('a DAG suspended through Dagu reads suspended: true', async () => {
+    const { data } = await reader.read({ target: 'dag', name: dagu.seed.dags.suspended });
+    assert.deepEqual(data, {
+      name: 'suspended',
+      specUri: 'dagu://dags/suspended/spec',
+      suspended: true,
+      description: 'Suspended by the seed',
     });
   });
 

@@ -173,7 +173,7 @@ describe('the client against the real Dagu', () => {
   describe('a Dagu that requires a token', () => {
     let secured: DaguInstance;
     before(async () => {
-      secured = await startDagu({ token: 'right-token' });
+      secured = await startDagu({ requireToken: true });
     });
     after(async () => {
       await secured?.stop();
@@ -194,7 +194,8 @@ describe('the client against the real Dagu', () => {
     });
 
     it('the right token reads', async () => {
-      const accepted = clientFor(secured, secured.url, 'right-token');
+      assert.ok(secured.token !== undefined, 'the secured Dagu gave a token');
+      const accepted = clientFor(secured, secured.url, secured.token);
       try {
         const { data } = await readerFor(accepted).read({ target: 'dags' });
         assert.deepEqual(data.items, []);
@@ -224,11 +225,10 @@ describe('reads do not change Dagu', () => {
   it('every dags and runs read leaves the DAG and run counts as they were', async () => {
     const before = await daguCounts(dagu);
     const { runs, dags } = dagu.seed;
-    const inputs: Data[] = [
+    const reads: Data[] = [
       { target: 'dags' },
       { target: 'dags', query: 'labels=alpha,beta' },
       { target: 'dag', name: dags.fails },
-      { target: 'dag', name: 'nope-nope' },
       { target: 'dag_spec', name: dags.dotted },
       { target: 'dag_spec', name: dags.neverRan },
       { target: 'runs' },
@@ -238,14 +238,17 @@ describe('reads do not change Dagu', () => {
       { target: 'run', name: dags.gate, dagRunId: runs.gate },
       { target: 'run_logs', name: dags.fails, dagRunId: runs.fails },
       { target: 'run_logs', name: dags.goneLog, dagRunId: runs.goneLog, query: 'tail=1' },
-      { target: 'run', name: dags.neverRan, dagRunId: 'latest' },
     ];
-    for (const input of inputs) {
-      try {
-        await reader.read(input);
-      } catch {
-        // Not-found reads are part of the check.
-      }
+    for (const input of reads) {
+      const { data } = await reader.read(input);
+      assert.equal(typeof data, 'object', JSON.stringify(input));
+    }
+    // Reads of what does not exist are part of the check; they must fail as not found, nothing else.
+    for (const input of [
+      { target: 'dag', name: 'nope-nope' },
+      { target: 'run', name: dags.neverRan, dagRunId: 'latest' },
+    ]) {
+      assert.equal((await reader.fail(input)).code, 'resource_not_found', JSON.stringify(input));
     }
     assert.deepEqual(await daguCounts(dagu), before);
     const gate = await reader.read({ target: 'run', name: dags.gate, dagRunId: runs.gate });

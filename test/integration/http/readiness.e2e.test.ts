@@ -43,7 +43,7 @@ class RestartableDagu {
   async start(): Promise<void> {
     mkdirSync(join(this.home, 'dags'), { recursive: true });
     writeFileSync(join(this.home, 'dags', '.examples-created'), '');
-    this.child = spawn(daguBinary(), ['start-all'], {
+    this.child = spawn(await daguBinary(), ['start-all'], {
       cwd: this.home,
       detached: true,
       stdio: 'ignore',

@@ -335,7 +335,7 @@ test('reads never change Dagu state', async () => {
       { target: 'run', name: dagu.seed.dags.fails, dagRunId: 'latest' },
       { target: 'run_logs', name: dagu.seed.dags.fails, dagRunId: dagu.seed.runs.fails },
     ]) {
-      await client.callTool(args);
+      assertSuccessEnvelope(await client.callTool(args), args.target);
     }
   } finally {
     await client.close();
