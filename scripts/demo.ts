@@ -1,14 +1,55 @@
-// `npm run demo`: a local Dagu (the pinned release, built once into a cache) with sample DAGs and runs,
-// and the gateway in front of it on 127.0.0.1. Prints the MCP URL and a client configuration; Ctrl-C
-// stops both. It reuses the test rig, so the demo shows exactly what the tests read.
+// `npm run demo`: a local Dagu (the pinned 2.x release, built once into a cache) with sample DAGs, runs
+// and Wiki pages, and the gateway in front of it on 127.0.0.1. Prints the MCP URL and a client
+// configuration; Ctrl-C stops both. It reuses the test rig, so the demo shows exactly what the tests read.
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { DAGU_PIN, seedDagu, startDagu } from '../test/support/dagu.ts';
+import {
+  DAGU_PINS,
+  type DaguInstance,
+  DEFAULT_GENERATION,
+  daguBinary,
+  parseGeneration,
+  seedDagu,
+  startDagu,
+} from '../test/support/dagu.ts';
 
 const port = process.env.PORT ?? '8090';
-process.stdout.write(`Starting Dagu ${DAGU_PIN.module}@${DAGU_PIN.version} (built on first use)...\n`);
-const dagu = await startDagu();
+const generation =
+  parseGeneration(process.env.DEMO_DAGU_GENERATION, 'DEMO_DAGU_GENERATION') ?? DEFAULT_GENERATION;
+const pin = DAGU_PINS[generation];
+
+/** Gets the Dagu binary; while a first build runs, says so every 15 s with the time it takes. */
+async function getBinary(): Promise<void> {
+  const started = Date.now();
+  const ticker = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    process.stdout.write(
+      `  still building Dagu ${pin.version}: ${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s so far (the first build takes about 4 minutes on 2 cores; later starts take seconds)\n`,
+    );
+  }, 15_000);
+  try {
+    await daguBinary(generation, (line) => process.stdout.write(`  ${line}\n`));
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+process.stdout.write(`Starting Dagu ${pin.module}@${pin.version} (built on first use)...\n`);
+let dagu: DaguInstance;
+try {
+  await getBinary();
+  dagu = await startDagu({ generation });
+} catch (error) {
+  // One line saying what is missing (e.g. Go), not a stack trace.
+  const message = error instanceof Error ? error.message : String(error);
+  const reason = message.trim().split('\n').at(-1) ?? message;
+  process.stderr.write(`demo: ${reason.replace(/^build-dagu: /, '')}\n`);
+  process.exit(1);
+}
+const seedStarted = Date.now();
 const seed = await seedDagu(dagu);
+const wikiPages = seed.v2?.wiki.pages.length ?? 0;
+process.stdout.write(`Seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s.\n`);
 const config = loadConfig({
   ...process.env,
   HOST: '127.0.0.1',
@@ -23,7 +64,8 @@ await gateway.app.listen({ host: config.host, port: config.port });
 const mcpUrl = `http://127.0.0.1:${config.port}${config.mcpPath}`;
 
 process.stdout.write(`
-Dagu:     ${dagu.url} (UI and REST; ${Object.keys(seed.dags).length} sample DAGs, ${Object.keys(seed.runs).length} runs)
+Dagu:     ${dagu.url} (Dagu ${dagu.version}, REST under ${dagu.apiBase})
+          ${seed.dagCount} sample DAGs and their runs (a failed run, a parent/child run${seed.v2 === undefined ? '' : ', a foreach run, a human task'}, an approval left waiting)${wikiPages > 0 ? `, ${wikiPages} Wiki pages in ${seed.v2?.wiki.workspaces.length ?? 0} workspaces and default` : ''}
 Gateway:  http://127.0.0.1:${config.port}  (health /healthz, readiness /readyz, metrics /metrics)
 MCP URL:  ${mcpUrl}
 
@@ -31,7 +73,8 @@ Client configuration (e.g. .mcp.json or your MCP host's server list):
 ${JSON.stringify({ mcpServers: { dagu: { type: 'http', url: mcpUrl } } }, null, 2)}
 
 Try: {"target":"runs"}, {"target":"run","name":"${seed.dags.fails}","dagRunId":"latest"},
-     {"uri":"dagu://reference/read-tool"}
+     {"target":"run","name":"${seed.dags.parent}","dagRunId":"latest"}, {"target":"wiki"},
+     {"target":"wiki_search","search":"${seed.v2?.wiki.opsWord ?? 'deploy'}"}, {"uri":"dagu://reference/read-tool"}
 No authentication is configured (loopback only). Ctrl-C stops the gateway and Dagu.
 `);
 
