@@ -1,4 +1,4 @@
-import { type Generation, normalizeResponse } from '../../dagu/dialect.ts';
+import { normalizeResponse } from '../../dagu/dialect.ts';
 import type { DaguClient, DaguRequest, DaguResponse } from '../../dagu/types.ts';
 import type { TargetDeps } from '../definition.ts';
 import { ReadError } from '../errors.ts';
@@ -18,10 +18,8 @@ export interface ReadScope {
   call: CallContext;
 }
 
-export const generationOf = (scope: ReadScope): Generation => scope.deps.dagu.generation;
-
 /** One GET whose client failures (unreachable, timeout, refused path…) arrive as the contract's errors. */
-export async function getFromDagu(dagu: DaguClient, request: DaguRequest): Promise<DaguResponse> {
+async function getFromDagu(dagu: DaguClient, request: DaguRequest): Promise<DaguResponse> {
   try {
     return await dagu.get(request);
   } catch (error) {

@@ -56,7 +56,7 @@ async function fetchDetails(
 }
 
 /** The id of the newest run of DAG `name` (`GET /dag-runs/{name}/latest`). */
-export async function resolveLatest(scope: ReadScope, run: RunRef): Promise<string> {
+async function resolveLatest(scope: ReadScope, run: RunRef): Promise<string> {
   const { details } = await fetchDetails(scope, run, '/dag-runs/{name}/{dagRunId}', {
     name: run.name,
     dagRunId: 'latest',
