@@ -55,7 +55,14 @@ export interface GatewayConfig {
     maxConcurrent: number;
     workerHeapMb: number;
   };
+  /** `contract`: the contract's success text; `json`: the JSON of `data` after it, for hosts that read only `content`. */
+  toolText: ToolTextMode;
+  /** Redis URL of the rate-limit store shared by replicas; unset keeps the limit in this process. */
+  rateLimitRedisUrl: string | undefined;
 }
+
+export const TOOL_TEXT_MODES = ['contract', 'json'] as const;
+export type ToolTextMode = (typeof TOOL_TEXT_MODES)[number];
 
 const integer = (minimum: number, maximum: number, fallback: number) => ({
   type: 'integer',
@@ -105,8 +112,128 @@ const ENV_SCHEMA = {
     WORKBOOK_DEADLINE_MS: integer(100, 600_000, 20_000),
     WORKBOOK_MAX_CONCURRENT: integer(1, 64, 2),
     WORKBOOK_WORKER_HEAP_MB: integer(64, 16_384, 768),
+    TOOL_TEXT: { enum: TOOL_TEXT_MODES, default: 'contract' },
+    RATE_LIMIT_REDIS_URL: { type: 'string', pattern: '^rediss?://' },
   },
 } as const;
+
+export type SettingName = keyof typeof ENV_SCHEMA.properties;
+
+interface SettingText {
+  /** One line for `--help`. */
+  help: string;
+  /** What a `pattern` allows, in words: config errors never show a regular expression. */
+  allowed?: string;
+}
+
+/** What each setting means; the compiler insists on an entry for every setting. */
+const SETTING_TEXT = {
+  HOST: { help: 'listen address; anonymous access needs a loopback address' },
+  PORT: { help: 'listen port (0 picks a free one)' },
+  MCP_PATH: {
+    help: 'path of the MCP endpoint',
+    allowed: 'a path starting with "/" made of letters, digits, "/", "_", "." and "-"',
+  },
+  PUBLIC_URL: {
+    help: 'public base URL for the OAuth protected-resource metadata (derived from the request when unset)',
+    allowed: 'an http:// or https:// origin without a path, query or fragment (https://mcp.example.com)',
+  },
+  LOG_LEVEL: { help: 'application log level (JSON lines)' },
+  DAGU_URL: {
+    help: 'Dagu base URL',
+    allowed: 'an http:// or https:// URL without a query or fragment',
+  },
+  DAGU_API_BASE: {
+    help: 'Dagu REST prefix: /api/v1 for Dagu 2.x, /api/v2 for Dagu 1.x',
+    allowed: 'a path starting with "/" made of letters, digits, "/", "_", "." and "-", not ending in "/"',
+  },
+  DAGU_API_TOKEN: { help: "the gateway's own bearer credential for Dagu (never a caller's)" },
+  DAGU_TIMEOUT_MS: { help: 'timeout of each upstream call to Dagu, in milliseconds' },
+  DAGU_PROBE_TIMEOUT_MS: { help: "timeout of the readiness probe of Dagu's health route, in milliseconds" },
+  DAGU_PROBE_INTERVAL_MS: {
+    help: 'period of the background readiness probe, in milliseconds (0: probe only when asked)',
+  },
+  AUTH_API_KEYS_FILE: { help: 'YAML or JSON file of API keys (SHA-256 hashes; `npm run keygen`)' },
+  AUTH_JWT_SECRET: { help: 'HS256 shared secret for caller JWTs' },
+  AUTH_JWT_PUBLIC_KEY: { help: 'RS256/ES256 public key for caller JWTs: PEM text or a PEM file path' },
+  AUTH_JWKS_URL: { help: 'URL of a JSON Web Key Set for caller JWTs', allowed: 'an http:// or https:// URL' },
+  AUTH_JWT_ISSUER: { help: 'accepted JWT `iss` values, comma-separated' },
+  AUTH_JWT_AUDIENCE: { help: 'accepted JWT `aud` values, comma-separated' },
+  AUTH_ALLOW_ANONYMOUS: {
+    help: 'serve callers without credentials on a non-loopback address (not recommended)',
+  },
+  ALLOWED_HOSTS: { help: 'Host names served, comma-separated (DNS-rebinding protection)' },
+  ALLOWED_ORIGINS: { help: 'browser Origins accepted, comma-separated' },
+  AUDIT_LOG: { help: 'audit log: stdout, stderr, or a file (JSON lines, reopened on SIGHUP)' },
+  RATE_LIMIT_PER_MINUTE: { help: 'tool calls and resource reads per minute per caller' },
+  MAX_CONCURRENT_CALLS_PER_IDENTITY: { help: 'calls served at once per caller' },
+  BODY_LIMIT_BYTES: { help: 'largest request body, in bytes' },
+  CALL_DEADLINE_MS: { help: 'deadline of one tool call or resource read, in milliseconds' },
+  WORKBOOK_ROOTS: { help: "':'-separated folders workbook reads are confined to" },
+  WORKBOOK_MAX_FILE_BYTES: { help: 'largest workbook file, in bytes' },
+  WORKBOOK_MAX_ZIP_ENTRIES: { help: 'most entries in a workbook zip' },
+  WORKBOOK_MAX_PART_BYTES: { help: 'largest uncompressed workbook part, in bytes' },
+  WORKBOOK_MAX_SHEET_BYTES: { help: 'largest uncompressed sheet, in bytes' },
+  WORKBOOK_MAX_SHARED_STRINGS: { help: 'most shared strings in a workbook' },
+  WORKBOOK_MAX_CELL_CHARS: { help: 'longest cell text read, in characters' },
+  WORKBOOK_MAX_COLUMNS: { help: 'most columns profiled per sheet' },
+  WORKBOOK_DEADLINE_MS: { help: 'deadline of one workbook read, in milliseconds' },
+  WORKBOOK_MAX_CONCURRENT: { help: 'workbook reads (worker threads) at once' },
+  WORKBOOK_WORKER_HEAP_MB: { help: 'heap limit of a workbook worker, in MB' },
+  TOOL_TEXT: {
+    help: "tool result text: contract (the contract's success text) or json (adds the JSON of data)",
+  },
+  RATE_LIMIT_REDIS_URL: {
+    help: 'Redis shared by replicas for the rate limit (unset: each process limits alone)',
+    allowed: 'a redis:// or rediss:// URL',
+  },
+} satisfies Record<SettingName, SettingText>;
+
+type SettingSchema = {
+  type?: string;
+  enum?: readonly string[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  pattern?: string;
+  default?: unknown;
+};
+
+/** What a setting accepts, in words, from its schema (and the words given for its pattern). */
+function allowedText(name: SettingName): string {
+  const schema: SettingSchema = ENV_SCHEMA.properties[name];
+  const text: SettingText = SETTING_TEXT[name];
+  if (schema.enum) return `one of ${schema.enum.join(', ')}`;
+  if (schema.type === 'integer') return `a whole number from ${schema.minimum} to ${schema.maximum}`;
+  if (schema.type === 'boolean') return 'true or false';
+  if (text.allowed) return text.allowed;
+  if (schema.minLength !== undefined && schema.minLength > 1)
+    return `at least ${schema.minLength} characters`;
+  return 'a non-empty value';
+}
+
+/** Every setting for the command line and `--help`: its variable, its flag, what it means, its default. */
+export interface Setting {
+  name: SettingName;
+  /** `--dagu-url` for `DAGU_URL`. */
+  flag: string;
+  help: string;
+  allowed: string;
+  default: string | undefined;
+}
+
+export const SETTINGS: readonly Setting[] = (Object.keys(ENV_SCHEMA.properties) as SettingName[]).map(
+  (name) => {
+    const schema: SettingSchema = ENV_SCHEMA.properties[name];
+    return {
+      name,
+      flag: `--${name.toLowerCase().replaceAll('_', '-')}`,
+      help: SETTING_TEXT[name].help,
+      allowed: allowedText(name),
+      default: schema.default === undefined ? undefined : String(schema.default),
+    };
+  },
+);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -145,10 +272,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   }
   const problems: string[] = [];
   if (!validateEnv(values)) {
-    for (const error of validateEnv.errors ?? []) {
-      const key = error.instancePath.replace(/^\//, '');
-      const shown = /SECRET|TOKEN|KEY$/.test(key) ? '' : ` (got ${JSON.stringify(env[key])})`;
-      problems.push(`${key}: ${error.message ?? 'is invalid'}${shown}`);
+    const invalid = new Set((validateEnv.errors ?? []).map((error) => error.instancePath.replace(/^\//, '')));
+    for (const key of invalid) {
+      // A Redis URL may carry a password.
+      const shown = /SECRET|TOKEN|KEY$|REDIS_URL$/.test(key) ? '' : ` (got ${JSON.stringify(env[key])})`;
+      problems.push(`${key}: must be ${allowedText(key as SettingName)}${shown}`);
     }
   }
   const v = values as Record<string, string | number | boolean | undefined>;
@@ -214,5 +342,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       maxConcurrent: num('WORKBOOK_MAX_CONCURRENT'),
       workerHeapMb: num('WORKBOOK_WORKER_HEAP_MB'),
     },
+    toolText: str('TOOL_TEXT') as ToolTextMode,
+    rateLimitRedisUrl: str('RATE_LIMIT_REDIS_URL'),
   };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, isLoopbackHost, loadConfig } from '../../../src/config.ts';
+import { ConfigError, isLoopbackHost, loadConfig, SETTINGS } from '../../../src/config.ts';
 
 test('defaults follow design §4', () => {
   const config = loadConfig({});
@@ -82,4 +82,58 @@ test('loopback detection', () => {
     assert.equal(isLoopbackHost(host), true, host);
   for (const host of ['0.0.0.0', '10.0.0.1', '::', 'example.com'])
     assert.equal(isLoopbackHost(host), false, host);
+});
+
+test('config errors say what is allowed in words, never as a regular expression', () => {
+  const bad: Record<string, string> = {
+    MCP_PATH: 'mcp',
+    PUBLIC_URL: 'https://mcp.example.com/path',
+    DAGU_URL: 'ftp://x',
+    DAGU_API_BASE: '/api/v1/',
+    AUTH_JWKS_URL: 'file:///jwks.json',
+    RATE_LIMIT_REDIS_URL: 'http://user:hunter2@redis:6379',
+    PORT: '-1',
+    LOG_LEVEL: 'loud',
+    AUTH_ALLOW_ANONYMOUS: 'maybe',
+    TOOL_TEXT: 'markdown',
+  };
+  assert.throws(
+    () => loadConfig(bad),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.problems.length, Object.keys(bad).length, error.problems.join('\n'));
+      for (const line of error.problems) {
+        assert.match(line, /^[A-Z_]+: must be /, line);
+        assert.doesNotMatch(line, /pattern|\^|\[\^|\$"|>=|<=|must match/, line);
+      }
+      const find = (key: string) => error.problems.find((line) => line.startsWith(`${key}:`)) ?? '';
+      assert.match(
+        find('DAGU_URL'),
+        /an http:\/\/ or https:\/\/ URL without a query or fragment \(got "ftp:\/\/x"\)/,
+      );
+      assert.match(find('PORT'), /a whole number from 0 to 65535/);
+      assert.match(find('TOOL_TEXT'), /one of contract, json/);
+      assert.doesNotMatch(find('RATE_LIMIT_REDIS_URL'), /hunter2/, 'a Redis URL may hold a password');
+      return true;
+    },
+  );
+});
+
+test('every setting has a flag named after it, a help line and words for what it allows', () => {
+  for (const setting of SETTINGS) {
+    assert.equal(setting.flag, `--${setting.name.toLowerCase().replaceAll('_', '-')}`);
+    assert.ok(setting.help.length > 10, setting.name);
+    assert.doesNotMatch(setting.allowed, /\^|\[\^|\$$/, setting.name);
+  }
+  assert.ok(SETTINGS.some((setting) => setting.name === 'DAGU_URL' && setting.flag === '--dagu-url'));
+});
+
+test('TOOL_TEXT defaults to the contract text; RATE_LIMIT_REDIS_URL is off by default', () => {
+  assert.equal(loadConfig({}).toolText, 'contract');
+  assert.equal(loadConfig({ TOOL_TEXT: 'json' }).toolText, 'json');
+  assert.equal(loadConfig({}).rateLimitRedisUrl, undefined);
+  assert.equal(
+    loadConfig({ RATE_LIMIT_REDIS_URL: 'redis://r:6379/0' }).rateLimitRedisUrl,
+    'redis://r:6379/0',
+  );
 });
