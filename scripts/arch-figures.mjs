@@ -23,6 +23,8 @@ export const LAYERS = [
   ['auth'],
   ['observe.ts'],
   ['app.ts'],
+  // The command: flags and .env, library console output into the log, the stdio transport.
+  ['cli.ts', 'console-log.ts', 'stdio'],
   ['main.ts'],
 ];
 

@@ -1,8 +1,10 @@
+import type { McpServer } from '@modelcontextprotocol/server';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type AuditLog, createAuditLog } from './audit/audit-log.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { accessPolicyFor } from './auth/identity.ts';
 import { authPlugin } from './auth/plugin.ts';
+import { createSharedRateLimitStore } from './auth/rate-limit-store.ts';
 import type { GatewayConfig } from './config.ts';
 import { createDaguClient } from './dagu/client.ts';
 import type { DaguClient } from './dagu/types.ts';
@@ -11,7 +13,7 @@ import { createDaguReadiness, type DaguReadiness, daguHealthProbe, healthRoutes 
 import { mcpRoute } from './http/mcp-route.ts';
 import { advertisedAuthorizationServers, protectedResourceRoutes } from './http/protected-resource.ts';
 import { hostOriginHook } from './http/security.ts';
-import { createMcpEndpoint } from './mcp/server.ts';
+import { createMcpEndpoint, createMcpServer, type McpServerOptions } from './mcp/server.ts';
 import { createMetrics, type GatewayMetrics } from './metrics/metrics.ts';
 import { createOperationObserver } from './observe.ts';
 import { createCompletionService } from './read/completion.ts';
@@ -25,6 +27,8 @@ export interface GatewayApp {
   metrics: GatewayMetrics;
   audit: AuditLog;
   dagu: DaguClient;
+  /** A fresh MCP server on this gateway's read service and audit, for transports other than HTTP (`--stdio`). */
+  createMcpServer(): McpServer;
   /** Stops serving and releases every resource (pool, audit file, watchers). */
   close(): Promise<void>;
 }
@@ -86,12 +90,16 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
 
   const observe = createOperationObserver({ metrics, audit, log: app.log });
 
-  const endpoint = createMcpEndpoint({
+  const serverOptions: McpServerOptions = {
     version: GATEWAY_VERSION,
-    maxRequestBodySize: config.limits.bodyLimitBytes,
     reads,
     completions: createCompletionService(reads),
     observe,
+    toolText: config.toolText,
+  };
+  const endpoint = createMcpEndpoint({
+    ...serverOptions,
+    maxRequestBodySize: config.limits.bodyLimitBytes,
     onError: (error) => app.log.debug({ err: error }, 'mcp transport error'),
   });
 
@@ -111,6 +119,14 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     publicUrl: config.publicUrl,
     authorizationServers: advertisedAuthorizationServers(authenticator.jwtMode, config.auth.jwtIssuer),
   });
+  const sharedRateLimit = config.rateLimitRedisUrl
+    ? createSharedRateLimitStore({
+        url: config.rateLimitRedisUrl,
+        log: app.log,
+        onStoreChange: metrics.rateLimitStore,
+        onFallback: metrics.rateLimitStoreFallback,
+      })
+    : undefined;
   await app.register(authPlugin, {
     authenticator,
     mcpPath: config.mcpPath,
@@ -120,6 +136,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     limits: {
       ratePerMinute: config.limits.rateLimitPerMinute,
       maxConcurrent: config.limits.maxConcurrentCallsPerIdentity,
+      store: sharedRateLimit?.store,
     },
   });
   await app.register(healthRoutes, { dagu: readiness, checks: [audit.readiness] });
@@ -150,9 +167,11 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     metrics,
     audit,
     dagu,
+    createMcpServer: () => createMcpServer(serverOptions),
     close: async () => {
       readiness.close();
       await app.close();
+      await sharedRateLimit?.close();
       await endpoint.close();
       await authenticator.close();
       await workbook.close();

@@ -1,28 +1,44 @@
-import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+#!/usr/bin/env node
+import { buildApp, type GatewayApp } from './app.ts';
+import { CommandLineError, helpText, loadDotEnv, parseCommandLine } from './cli.ts';
+import { ConfigError, type GatewayConfig, loadConfig } from './config.ts';
+import { routeConsoleToLog } from './console-log.ts';
+import { serveMcpOverStdio } from './stdio/serve.ts';
+import { GATEWAY_VERSION } from './version.ts';
 
-/** Start-up and graceful shutdown. Invalid configuration exits with one line per problem. */
+/**
+ * The `dagu-mcp-gateway` command (`npm start`, the package's bin): settings from flags, the
+ * environment and `.env`, in that order of precedence. Invalid settings exit 2 with one line per
+ * problem; `--stdio` serves one local MCP host on stdin/stdout, otherwise Streamable HTTP.
+ */
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: GatewayConfig;
+  let stdio: boolean;
   try {
-    config = loadConfig();
+    const command = parseCommandLine(process.argv.slice(2));
+    if (command.kind === 'help') return void process.stdout.write(helpText(GATEWAY_VERSION));
+    if (command.kind === 'version') return void process.stdout.write(`${GATEWAY_VERSION}\n`);
+    stdio = command.stdio;
+    loadDotEnv();
+    config = loadConfig({ ...process.env, ...command.settings });
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof CommandLineError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(2);
     }
     throw error;
   }
-  const gateway = await buildApp(config);
-  const { app } = gateway;
+  const libraryOutput = routeConsoleToLog();
+  const gateway = stdio ? await serveStdio(config) : await serveHttp(config);
+  libraryOutput.attach(gateway.app.log);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down');
+    gateway.app.log.info({ signal }, 'shutting down');
     // In-flight calls get a grace period; a stuck one must not keep the process alive.
     setTimeout(() => {
-      app.log.error('shutdown took longer than 10 s; exiting');
+      gateway.app.log.error('shutdown took longer than 10 s; exiting');
       process.exit(1);
     }, 10_000).unref();
     await gateway.close();
@@ -30,11 +46,37 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  const address = await app.listen({ host: config.host, port: config.port });
-  app.log.info(
+  // A stdio host ends the session by closing our stdin.
+  if (stdio) process.stdin.once('close', () => void stop('stdin closed'));
+}
+
+async function serveHttp(config: GatewayConfig): Promise<GatewayApp> {
+  const gateway = await buildApp(config);
+  const address = await gateway.app.listen({ host: config.host, port: config.port });
+  gateway.app.log.info(
     { address, mcp: `${address}${config.mcpPath}`, dagu: config.dagu.url },
     'dagu-mcp-gateway listening',
   );
+  return gateway;
+}
+
+/** stdout carries the protocol: the log, and an audit log set to stdout, go to stderr. */
+async function serveStdio(config: GatewayConfig): Promise<GatewayApp> {
+  const auditLog = config.auditLog === 'stdout' ? 'stderr' : config.auditLog;
+  const gateway = await buildApp({ ...config, auditLog }, { logger: { stream: process.stderr } });
+  const connection = serveMcpOverStdio({
+    createServer: gateway.createMcpServer,
+    callDeadlineMs: config.limits.callDeadlineMs,
+    onError: (error) => gateway.app.log.debug({ err: error }, 'mcp stdio transport error'),
+  });
+  gateway.app.log.info({ dagu: config.dagu.url }, 'dagu-mcp-gateway serving MCP on stdio');
+  return {
+    ...gateway,
+    close: async () => {
+      await connection.close();
+      await gateway.close();
+    },
+  };
 }
 
 main().catch((error: unknown) => {

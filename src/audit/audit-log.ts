@@ -14,7 +14,7 @@ export interface AuditEntry extends AuditArgumentFields {
   requestId: string;
   /** Key name, JWT `sub`, or `anonymous`; absent when the request was not authenticated. */
   identity?: string;
-  identityKind?: 'api_key' | 'jwt' | 'anonymous';
+  identityKind?: 'api_key' | 'jwt' | 'anonymous' | 'local';
   /** The identity's role (viewer … admin). */
   role?: string;
   clientName?: string;
@@ -103,7 +103,7 @@ export function formatAuditLine(entry: AuditEntry, now: () => Date = () => new D
 export interface AuditLog {
   /** Writes one line. Never throws: a failure is counted, logged and reported by healthy()/lastError. */
   record(entry: AuditEntry): void;
-  /** Reopens the file (what SIGHUP does after logrotate moved it). No-op for stdout. */
+  /** Reopens the file (what SIGHUP does after logrotate moved it). No-op for stdout and stderr. */
   reopen(): void;
   /** False after a failed write (until one succeeds) or a failed reopen (until one succeeds): for /readyz. */
   healthy(): boolean;
@@ -129,7 +129,7 @@ const errorText = (error: unknown) =>
   (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 
 /**
- * The audit sink: `stdout`, or a file opened for append (created 0640). The file is written
+ * The audit sink: `stdout`, `stderr` (what `--stdio` uses: stdout carries the protocol), or a file opened for append (created 0640). The file is written
  * synchronously, one write per line: when record() returns, the line is with the OS and a failure is
  * already known. logrotate's `create` mode works with SIGHUP (or reopen()).
  * Throws at start-up when the file cannot be opened.
@@ -137,7 +137,8 @@ const errorText = (error: unknown) =>
 export function createAuditLog(target: string, options: AuditLogOptions = {}): AuditLog {
   const log = options.log ?? silentLog;
   const now = options.now ?? (() => new Date());
-  const toFile = target !== 'stdout';
+  const stream = target === 'stderr' ? process.stderr : target === 'stdout' ? process.stdout : undefined;
+  const toFile = stream === undefined;
   let fd: number | undefined;
   let writeError: string | undefined;
   let reopenError: string | undefined;
@@ -189,8 +190,8 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
   }
 
   // A failed stdout write reaches its callback (counted there) and is also emitted: keep it from crashing us.
-  const onStdoutError = () => {};
-  if (!toFile) process.stdout.on('error', onStdoutError);
+  const onStreamError = () => {};
+  stream?.on('error', onStreamError);
   const onSignal = () => reopen();
   if (toFile && (options.signals ?? true)) process.on('SIGHUP', onSignal);
 
@@ -205,8 +206,8 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
         writeFailed(error, 'format');
         return;
       }
-      if (!toFile) {
-        process.stdout.write(line, (error) => {
+      if (stream !== undefined) {
+        stream.write(line, (error) => {
           if (error) writeFailed(error, 'write');
           else writeError = undefined;
         });
@@ -236,7 +237,7 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
     },
     close() {
       process.off('SIGHUP', onSignal);
-      process.stdout.off('error', onStdoutError);
+      stream?.off('error', onStreamError);
       if (fd !== undefined) {
         closeSync(fd);
         fd = undefined;

@@ -1,4 +1,4 @@
-import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyRateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AuditEntry } from '../audit/audit-log.ts';
@@ -34,8 +34,8 @@ export interface AuthPluginOptions {
   publicUrl?: string | undefined;
   metrics?: Pick<GatewayMetrics, 'authFailure' | 'rateLimited' | 'inflight'>;
   audit?: { record(entry: AuditEntry): void };
-  /** Omit to meter nothing. */
-  limits?: { ratePerMinute: number; maxConcurrent: number };
+  /** Omit to meter nothing. `store` counts the rate elsewhere (Redis, shared by replicas); default in-process. */
+  limits?: { ratePerMinute: number; maxConcurrent: number; store?: FastifyRateLimitStoreCtor | undefined };
   realm?: string;
 }
 
@@ -118,7 +118,7 @@ async function authPluginImpl(app: FastifyInstance, options: AuthPluginOptions):
   if (limits !== undefined) {
     // @fastify/rate-limit's store and window, driven from our hook (createRateLimit) so that only
     // tool calls are counted, the key is the identity, and the 429 body is ours.
-    await app.register(fastifyRateLimit, { global: false });
+    await app.register(fastifyRateLimit, { global: false, ...(limits.store ? { store: limits.store } : {}) });
     const rateLimit = app.createRateLimit({
       max: limits.ratePerMinute,
       timeWindow: 60_000,

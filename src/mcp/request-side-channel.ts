@@ -11,9 +11,9 @@ import type { AccessPolicy } from '../core/access.ts';
 export interface McpRequestFacts {
   requestId: string;
   access: AccessPolicy;
-  /** Key name, JWT `sub`, or `anonymous`: never a credential. */
+  /** Key name, JWT `sub`, `anonymous`, or `stdio` (the local user of `--stdio`): never a credential. */
   identity: string;
-  identityKind: 'api_key' | 'jwt' | 'anonymous';
+  identityKind: 'api_key' | 'jwt' | 'anonymous' | 'local';
   role: string;
   protocolVersion: string | undefined;
   clientName: string | undefined;

@@ -4,6 +4,7 @@ import {
   McpServer,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import type { ToolTextMode } from '../config.ts';
 import type { CompletionService } from '../read/completion.ts';
 import type { ReadService } from '../read/service.ts';
 import { registerCompletions } from './completion.ts';
@@ -20,6 +21,8 @@ export interface McpEndpointOptions {
   reads: ReadService;
   completions: CompletionService;
   observe: OperationObserver;
+  /** What the tool result's text says (`TOOL_TEXT`); the contract's text when absent. */
+  toolText?: ToolTextMode;
   maxRequestBodySize: number;
   onError?: (error: Error) => void;
 }
@@ -35,6 +38,25 @@ export interface McpEndpoint {
 const INSTRUCTIONS =
   'Read-only access to a Dagu workflow server. Call dagu_read; read dagu://reference/read-tool for every target, field and query parameter.';
 
+export type McpServerOptions = Pick<
+  McpEndpointOptions,
+  'version' | 'reads' | 'completions' | 'observe' | 'toolText'
+>;
+
+/** One MCP server with everything it serves: per HTTP request, or once per stdio connection. */
+export function createMcpServer(options: McpServerOptions): McpServer {
+  const server = new McpServer(
+    { name: SERVER_NAME, title: 'Dagu MCP Gateway', version: options.version },
+    { instructions: INSTRUCTIONS },
+  );
+  registerReadTool(server, options.reads, options.observe, options.toolText);
+  registerResources(server, options.reads, options.observe);
+  registerPrompts(server);
+  registerLogging(server);
+  registerCompletions(server, options.completions, options.observe);
+  return server;
+}
+
 /**
  * The MCP endpoint. Stateless: every HTTP request gets a fresh McpServer (nothing is shared between
  * callers). 2026-07-28 requests go to the SDK's modern handler; initialize-era requests get a
@@ -42,18 +64,7 @@ const INSTRUCTIONS =
  * answers with an SSE frame, which a read tool with no progress notifications has no use for.
  */
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
-  const buildServer = () => {
-    const server = new McpServer(
-      { name: SERVER_NAME, title: 'Dagu MCP Gateway', version: options.version },
-      { instructions: INSTRUCTIONS },
-    );
-    registerReadTool(server, options.reads, options.observe);
-    registerResources(server, options.reads, options.observe);
-    registerPrompts(server);
-    registerLogging(server);
-    registerCompletions(server, options.completions, options.observe);
-    return server;
-  };
+  const buildServer = () => createMcpServer(options);
   const modern = createMcpHandler(buildServer, {
     legacy: 'reject',
     responseMode: 'json',

@@ -5,7 +5,8 @@ import {
   type McpServer,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
-import { successText } from '../read/envelope.ts';
+import type { ToolTextMode } from '../config.ts';
+import { type ReadEnvelope, successText } from '../read/envelope.ts';
 import { READ_INPUT_SCHEMA } from '../read/input/schema.ts';
 import type { ReadOutcome, ReadService } from '../read/service.ts';
 import { resourceLinkFor } from './links.ts';
@@ -34,7 +35,19 @@ const passThroughValidator: jsonSchemaValidator = {
 const INPUT = fromJsonSchema(READ_INPUT_SCHEMA, passThroughValidator) as StandardSchemaWithJSON;
 const OUTPUT = fromJsonSchema(READ_OUTPUT_SCHEMA) as StandardSchemaWithJSON;
 
-export function toToolResult(outcome: ReadOutcome): CallToolResult {
+/**
+ * `json` (TOOL_TEXT) adds the JSON of `data` after the success text, as the contract already does for
+ * `dags`: hosts that show only `content` then show the agent the result. The MCP specification asks
+ * servers returning structured content to also return it in a text item; `contract` keeps the
+ * contract's exact text.
+ */
+function resultText(envelope: ReadEnvelope, mode: ToolTextMode): string {
+  const text = successText(envelope);
+  if (mode === 'contract' || envelope.target === 'dags') return text;
+  return `${text}\n\n${JSON.stringify(envelope.data, null, 2)}`;
+}
+
+export function toToolResult(outcome: ReadOutcome, mode: ToolTextMode = 'contract'): CallToolResult {
   if (!outcome.ok) {
     return {
       isError: true,
@@ -43,12 +56,17 @@ export function toToolResult(outcome: ReadOutcome): CallToolResult {
     };
   }
   const { envelope } = outcome;
-  const content: CallToolResult['content'] = [{ type: 'text', text: successText(envelope) }];
+  const content: CallToolResult['content'] = [{ type: 'text', text: resultText(envelope, mode) }];
   if (envelope.uri !== undefined) content.push(resourceLinkFor(envelope.uri));
   return { content, structuredContent: envelope };
 }
 
-export function registerReadTool(server: McpServer, reads: ReadService, observe: OperationObserver): void {
+export function registerReadTool(
+  server: McpServer,
+  reads: ReadService,
+  observe: OperationObserver,
+  toolText: ToolTextMode = 'contract',
+): void {
   server.registerTool(
     READ_TOOL_NAME,
     {
@@ -63,7 +81,7 @@ export function registerReadTool(server: McpServer, reads: ReadService, observe:
         // Validate what the caller sent, not what the SDK parsed (design §1b).
         reads.read(facts?.rawArguments ? facts.rawArguments.value : sdkArguments, call),
       );
-      return toToolResult(outcome);
+      return toToolResult(outcome, toolText);
     },
   );
 }

@@ -111,6 +111,10 @@ export interface GatewayMetrics {
   keyReload(result: 'ok' | 'error'): void;
   /** The result of the last readiness probe of Dagu: `dagu_up` 1/0 and `dagu_build_info{version}` 1. */
   daguProbed(probe: { reachable: boolean; version?: string | undefined }): void;
+  /** The rate-limit store now counting calls: `redis` (shared by replicas) or `local` (this process). */
+  rateLimitStore(store: 'redis' | 'local'): void;
+  /** One call counted in this process because the shared store failed. */
+  rateLimitStoreFallback(): void;
   /** The exposition text for `GET /metrics`. */
   render(): Promise<string>;
 }
@@ -194,6 +198,22 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     registers: [registry],
   });
   let shownVersion: string | undefined;
+  const rateLimitStore = new Gauge({
+    name: 'mcp_gateway_rate_limit_store',
+    help: 'Where the per-caller rate limit is counted now: 1 for `redis` (shared by replicas) or `local` (this process alone), 0 for the other.',
+    labelNames: ['store'],
+    registers: [registry],
+  });
+  const rateLimitStoreFallbacks = new Counter({
+    name: 'mcp_gateway_rate_limit_store_fallbacks_total',
+    help: 'Calls counted in this process because the shared rate-limit store (Redis) did not answer.',
+    registers: [registry],
+  });
+  const useRateLimitStore = (store: 'redis' | 'local') => {
+    rateLimitStore.set({ store }, 1);
+    rateLimitStore.set({ store: store === 'redis' ? 'local' : 'redis' }, 0);
+  };
+  useRateLimitStore('local');
   for (const reason of AUTH_FAILURE_REASONS) authFailures.inc({ reason }, 0);
   for (const reason of ['rate', 'concurrency']) rateLimited.inc({ reason }, 0);
 
@@ -232,6 +252,8 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       daguBuildInfo.set({ version: label }, 1);
       shownVersion = label;
     },
+    rateLimitStore: useRateLimitStore,
+    rateLimitStoreFallback: () => rateLimitStoreFallbacks.inc(),
     render: () => registry.metrics(),
   };
 }

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CLIENT_INFO_META_KEY,
+  type JSONRPCMessage,
+  type McpServer,
+  PROTOCOL_VERSION_META_KEY,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { UNRESTRICTED_ACCESS } from '../core/access.ts';
+import { liftArguments } from '../http/mcp-route.ts';
+import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
+
+/** Who a stdio caller is: the local user who started the process (and its Dagu credential). */
+export const STDIO_IDENTITY = 'stdio';
+
+export interface StdioOptions {
+  /** A fresh MCP server with the read tool and resources (the HTTP endpoint's own factory). */
+  createServer: () => McpServer;
+  callDeadlineMs: number;
+  onError?: (error: Error) => void;
+  /** A transport over other streams (tests); default stdin/stdout. */
+  transport?: Transport;
+}
+
+type JsonObject = Record<string, unknown>;
+const asObject = (value: unknown): JsonObject | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
+const text = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : undefined);
+
+/**
+ * Serves MCP on stdin/stdout for a local host: the same server, read service and audit as HTTP, both
+ * protocol eras (the SDK's stdio entry pins one per connection). There is no bearer here: the caller
+ * is the local user, audited as `stdio` with the `local` kind, and reads everything the gateway's own
+ * Dagu credential can. Per-call facts (raw tool arguments, deadline, client name) are set for each
+ * incoming message, as the HTTP route sets them per request.
+ */
+export function serveMcpOverStdio(options: StdioOptions): { close(): Promise<void> } {
+  let client: { name: string | undefined; version: string | undefined } = {
+    name: undefined,
+    version: undefined,
+  };
+  let protocolVersion: string | undefined;
+
+  const factsFor = (message: JSONRPCMessage): { message: JSONRPCMessage; facts: McpRequestFacts } => {
+    const body = asObject(message);
+    const params = asObject(body?.params);
+    if (body?.method === 'initialize') {
+      const info = asObject(params?.clientInfo);
+      client = { name: text(info?.name, 128), version: text(info?.version, 64) };
+      protocolVersion = text(params?.protocolVersion, 32);
+    }
+    const meta = asObject(params?._meta);
+    const envelopeInfo = asObject(meta?.[CLIENT_INFO_META_KEY]);
+    const lifted = liftArguments(message);
+    const id = body?.id;
+    return {
+      message: lifted.body as JSONRPCMessage,
+      facts: {
+        requestId: typeof id === 'string' || typeof id === 'number' ? `stdio-${id}` : randomUUID(),
+        access: UNRESTRICTED_ACCESS,
+        identity: STDIO_IDENTITY,
+        identityKind: 'local',
+        role: 'local',
+        protocolVersion: text(meta?.[PROTOCOL_VERSION_META_KEY], 32) ?? protocolVersion,
+        clientName: text(envelopeInfo?.name, 128) ?? client.name,
+        clientVersion: text(envelopeInfo?.version, 64) ?? client.version,
+        signal: AbortSignal.timeout(options.callDeadlineMs),
+        ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
+      },
+    };
+  };
+
+  // Each server the SDK pins for the connection gets its messages inside their own per-call facts.
+  const createServer = () => {
+    const server = options.createServer();
+    const connect = server.connect.bind(server);
+    server.connect = async (channel: Transport) => {
+      await connect(channel);
+      const deliver = channel.onmessage;
+      if (deliver === undefined) return;
+      channel.onmessage = (message, extra) => {
+        const { message: lifted, facts } = factsFor(message);
+        requestSideChannel.run(facts, () => deliver(lifted, extra));
+      };
+    };
+    return server;
+  };
+
+  return serveStdio(createServer, {
+    ...(options.transport ? { transport: options.transport } : {}),
+    ...(options.onError ? { onerror: options.onError } : {}),
+  });
+}

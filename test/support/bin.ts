@@ -1,0 +1,105 @@
+// The package's bin (`dagu-mcp-gateway`, the compiled build) as users run it: built when dist/ is
+// older than the sources, spawned as its own process, its output captured.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  bin: Record<string, string>;
+};
+/** The bin's script, from package.json. */
+export const BIN = join(ROOT, PACKAGE.bin['dagu-mcp-gateway'] ?? 'missing-bin');
+
+function newestIn(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestIn(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Runs `npm run build` unless dist/ is newer than every source file. */
+export function ensureBuilt(): void {
+  let built = 0;
+  try {
+    built = statSync(BIN).mtimeMs;
+  } catch {}
+  if (built > newestIn(join(ROOT, 'src'))) return;
+  const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
+}
+
+/** A minimal environment: what a user's shell would pass, nothing of the test runner's. */
+export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    ...extra,
+  };
+}
+
+export interface BinProcess {
+  child: ChildProcess;
+  /** `http://127.0.0.1:PORT`, from the gateway's "listening" log line. */
+  address: string;
+  mcpUrl: string;
+  /** Everything written so far to stdout and stderr. */
+  stdout(): string;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** A port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  await new Promise((done) => server.close(done));
+  if (address === null || typeof address !== 'object') throw new Error('no free port');
+  return address.port;
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** Spawns the bin serving HTTP and waits for its "listening" line. */
+export async function startBin(options: {
+  env: Record<string, string>;
+  args?: string[];
+  cwd?: string;
+}): Promise<BinProcess> {
+  const child = spawn(process.execPath, [BIN, ...(options.args ?? [])], {
+    cwd: options.cwd ?? ROOT,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  const deadline = Date.now() + 20_000;
+  let address: string | undefined;
+  while (address === undefined) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`the gateway did not start (exit ${child.exitCode}):\n${stdout}${stderr}`);
+    }
+    address = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(stdout)?.[1];
+    if (address === undefined) await sleep(25);
+  }
+  return { child, address, mcpUrl: `${address}/mcp`, stdout: () => stdout, stderr: () => stderr, stop };
+}
