@@ -12,6 +12,7 @@ import {
   seedDagu,
   startDagu,
 } from '../test/support/dagu.ts';
+import { clientSnippets } from './client-snippets.ts';
 
 const port = process.env.PORT ?? '8090';
 const generation =
@@ -62,6 +63,15 @@ const config = loadConfig({
 const gateway = await buildApp(config);
 await gateway.app.listen({ host: config.host, port: config.port });
 const mcpUrl = `http://127.0.0.1:${config.port}${config.mcpPath}`;
+const { apiKeysFile, jwtSecret, jwtPublicKey, jwksUrl } = config.auth;
+const authenticated = [apiKeysFile, jwtSecret, jwtPublicKey, jwksUrl].some((value) => value !== undefined);
+const snippets = clientSnippets({
+  mcpUrl,
+  daguUrl: dagu.url,
+  ...(authenticated ? { bearer: '<your API key or JWT>' } : {}),
+})
+  .map((snippet) => `${snippet.host} (${snippet.where}):\n${snippet.text}`)
+  .join('\n\n');
 
 process.stdout.write(`
 Dagu:     ${dagu.url} (Dagu ${dagu.version}, REST under ${dagu.apiBase})
@@ -69,13 +79,14 @@ Dagu:     ${dagu.url} (Dagu ${dagu.version}, REST under ${dagu.apiBase})
 Gateway:  http://127.0.0.1:${config.port}  (health /healthz, readiness /readyz, metrics /metrics)
 MCP URL:  ${mcpUrl}
 
-Client configuration (e.g. .mcp.json or your MCP host's server list):
-${JSON.stringify({ mcpServers: { dagu: { type: 'http', url: mcpUrl } } }, null, 2)}
+Connect a client (README "Connect a client"; the stdio entries start their own gateway):
+
+${snippets}
 
 Try: {"target":"runs"}, {"target":"run","name":"${seed.dags.fails}","dagRunId":"latest"},
      {"target":"run","name":"${seed.dags.parent}","dagRunId":"latest"}, {"target":"wiki"},
      {"target":"wiki_search","search":"${seed.v2?.wiki.opsWord ?? 'deploy'}"}, {"uri":"dagu://reference/read-tool"}
-No authentication is configured (loopback only). Ctrl-C stops the gateway and Dagu.
+${authenticated ? 'Callers need a credential (AUTH_* is set).' : 'No authentication is configured (loopback only).'} Ctrl-C stops the gateway and Dagu.
 `);
 
 let stopping = false;
