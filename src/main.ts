@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { buildApp, type GatewayApp } from './app.ts';
+import { keygen } from './auth/keygen.ts';
 import { CommandLineError, helpText, loadDotEnv, parseCommandLine } from './cli.ts';
 import { ConfigError, type GatewayConfig, loadConfig } from './config.ts';
 import { routeConsoleToLog } from './console-log.ts';
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
     const command = parseCommandLine(process.argv.slice(2));
     if (command.kind === 'help') return void process.stdout.write(helpText(GATEWAY_VERSION));
     if (command.kind === 'version') return void process.stdout.write(`${GATEWAY_VERSION}\n`);
+    if (command.kind === 'keygen') return void (process.exitCode = keygen(command.argv));
     stdio = command.stdio;
     loadDotEnv();
     config = loadConfig({ ...process.env, ...command.settings });
@@ -60,16 +62,25 @@ async function serveHttp(config: GatewayConfig): Promise<GatewayApp> {
   return gateway;
 }
 
-/** stdout carries the protocol: the log, and an audit log set to stdout, go to stderr. */
+/**
+ * stdout carries the protocol: the log, and an audit log set to stdout, go to stderr. Nothing
+ * listens on HTTP, so HOST (and the anonymous-access rule that depends on it) does not apply.
+ */
 async function serveStdio(config: GatewayConfig): Promise<GatewayApp> {
   const auditLog = config.auditLog === 'stdout' ? 'stderr' : config.auditLog;
-  const gateway = await buildApp({ ...config, auditLog }, { logger: { stream: process.stderr } });
+  const gateway = await buildApp(
+    { ...config, host: '127.0.0.1', auditLog },
+    { logger: { stream: process.stderr } },
+  );
   const connection = serveMcpOverStdio({
     createServer: gateway.createMcpServer,
     callDeadlineMs: config.limits.callDeadlineMs,
     onError: (error) => gateway.app.log.debug({ err: error }, 'mcp stdio transport error'),
   });
-  gateway.app.log.info({ dagu: config.dagu.url }, 'dagu-mcp-gateway serving MCP on stdio');
+  gateway.app.log.info(
+    { dagu: config.dagu.url },
+    'dagu-mcp-gateway serving MCP on stdio (no HTTP listener: the caller is the local user)',
+  );
   return {
     ...gateway,
     close: async () => {

@@ -129,7 +129,9 @@ for (const era of ['modern', 'legacy'] as const) {
         assert.equal(call.client_version, CLIENT_INFO.version);
       }
       assert.ok(records.some((record) => record.event === 'mcp.resource_read' && record.outcome === 'ok'));
-      assert.ok(records.some((record) => record.msg === 'dagu-mcp-gateway serving MCP on stdio'));
+      assert.ok(
+        records.some((record) => String(record.msg).startsWith('dagu-mcp-gateway serving MCP on stdio')),
+      );
     });
 
     test('shuts down when the host closes stdin (before the client would signal it)', async () => {
