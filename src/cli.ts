@@ -7,6 +7,7 @@ import { SETTINGS } from './config.ts';
 export type Command =
   | { kind: 'help' }
   | { kind: 'version' }
+  | { kind: 'keygen'; argv: string[] }
   | { kind: 'serve'; stdio: boolean; settings: Record<string, string> };
 
 export class CommandLineError extends Error {
@@ -25,6 +26,7 @@ const SETTING_OPTIONS = Object.fromEntries(
 );
 
 export function parseCommandLine(argv: readonly string[]): Command {
+  if (argv[0] === 'keygen') return { kind: 'keygen', argv: argv.slice(1) };
   let parsed: ReturnType<typeof parseArgs<{ options: typeof COMMAND_OPTIONS; strict: true }>>;
   try {
     parsed = parseArgs({
@@ -68,6 +70,7 @@ export function helpText(version: string): string {
   return `dagu-mcp-gateway ${version}: a read-only MCP server (dagu_read) in front of a Dagu server.
 
 Usage: dagu-mcp-gateway [--stdio] [--<setting> <value> ...]
+       dagu-mcp-gateway keygen [--name NAME] [--role ROLE] ...   (a new API key; keygen --help)
 
   (no --stdio)   serve MCP over Streamable HTTP on HOST:PORT, path MCP_PATH
   --stdio        serve MCP on stdin/stdout for a local MCP host; logs and audit go to stderr

@@ -27,6 +27,7 @@ test('--flag=value, --stdio, --help, --version', () => {
   assert.deepEqual(parseCommandLine(['-h']), { kind: 'help' });
   assert.deepEqual(parseCommandLine(['--port', '1', '--help']), { kind: 'help' });
   assert.deepEqual(parseCommandLine(['--version']), { kind: 'version' });
+  assert.deepEqual(parseCommandLine(['keygen', '--name', 'ci']), { kind: 'keygen', argv: ['--name', 'ci'] });
 });
 
 test('unknown flags, stray arguments and missing values are refused with a pointer to --help', () => {

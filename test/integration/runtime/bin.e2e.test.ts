@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SETTINGS } from '../../../src/config.ts';
+import { bearer, postMcp } from '../../support/auth-fixtures.ts';
 import { BIN, type BinProcess, baseEnv, ensureBuilt, freePort, ROOT, startBin } from '../../support/bin.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { connectModern } from '../../support/gateway.ts';
@@ -113,6 +114,32 @@ describe('the command line', () => {
     assert.match(invalid.stderr, /PORT: must be a whole number from 0 to 65535 \(got "eighty"\)/);
     assert.match(invalid.stderr, /DAGU_URL: must be an http:\/\/ or https:\/\/ URL/);
     assert.doesNotMatch(invalid.stderr, /pattern|\^|\$"/);
+  });
+});
+
+describe('keygen through the bin', () => {
+  test('makes a key whose printed entry, as a key file, lets that key in and nobody else', async () => {
+    const made = runBin(['keygen', '--name', 'bin-made', '--dags', 'fails*']);
+    assert.equal(made.status, 0, made.stderr);
+    const key = /^\s+(dmg_[A-Za-z0-9_-]+)$/m.exec(made.stdout)?.[1];
+    assert.ok(key, made.stdout);
+    const entry = made.stdout.slice(made.stdout.indexOf('\nkeys:'), made.stdout.indexOf('Clients send it as'));
+    const folder = workFolder();
+    writeFileSync(join(folder, 'keys.yaml'), entry);
+    const gateway = await start({
+      env: baseEnv({
+        PORT: '0',
+        AUDIT_LOG: 'audit.log',
+        AUTH_API_KEYS_FILE: 'keys.yaml',
+        DAGU_URL: dagu.url,
+      }),
+      cwd: folder,
+    });
+    assert.equal((await postMcp(gateway.mcpUrl, bearer(key))).status, 200);
+    assert.equal((await postMcp(gateway.mcpUrl, bearer(`${key}x`))).status, 401);
+    assert.equal((await postMcp(gateway.mcpUrl)).status, 401);
+    await gateway.stop();
+    assert.equal(runBin(['keygen', '--role', 'root']).status, 2);
   });
 });
 

@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { stringify } from 'yaml';
+import { ApiKeysFileError, parseApiKeys, SURFACES, sha256 } from './api-keys.ts';
+import { ROLES } from './identity.ts';
+
+/**
+ * `dagu-mcp-gateway keygen [--name ci --role viewer --surfaces mcp --dags 'etl-*' --workspaces ops]`
+ * (or `npm run keygen -- …` from a clone) prints a new random API key once, and the entry to paste into
+ * AUTH_API_KEYS_FILE (its SHA-256 only).
+ */
+const usage = `usage: dagu-mcp-gateway keygen [--name NAME] [--role ${ROLES.join('|')}] [--surfaces mcp[,rest_api]]
+                                [--dags GLOB[,GLOB]] [--workspaces NAME[,NAME]]`;
+
+export interface KeygenOutput {
+  log(text: string): void;
+  error(text: string): void;
+}
+
+export function keygen(argv: readonly string[], out: KeygenOutput = console): number {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        name: { type: 'string', default: `key-${new Date().toISOString().slice(0, 10)}` },
+        role: { type: 'string', default: 'viewer' },
+        surfaces: { type: 'string', default: 'mcp' },
+        dags: { type: 'string' },
+        workspaces: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    out.error(`${(error as Error).message}\n${usage}`);
+    return 2;
+  }
+  if (values.help) {
+    out.log(usage);
+    return 0;
+  }
+  const list = (value: unknown) =>
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean)
+      : undefined;
+
+  // 32 random bytes: 256 bits, base64url (no dots, so never mistaken for a JWT).
+  const key = `dmg_${randomBytes(32).toString('base64url')}`;
+  const entry: Record<string, unknown> = {
+    name: values.name,
+    sha256: sha256(key).toString('hex'),
+    surfaces: list(values.surfaces),
+    role: values.role,
+  };
+  const dags = list(values.dags);
+  const workspaces = list(values.workspaces);
+  if (dags) entry.dags = dags;
+  if (workspaces) entry.workspaces = workspaces;
+  const yaml = stringify({ keys: [entry] });
+
+  try {
+    parseApiKeys(yaml, 'keygen'); // the same validation the gateway applies at start-up
+  } catch (error) {
+    const problems = error instanceof ApiKeysFileError ? error.problems : [String(error)];
+    out.error(
+      `keygen: ${problems.join('\n')}\n(roles: ${ROLES.join(', ')}; surfaces: ${SURFACES.join(', ')})`,
+    );
+    return 2;
+  }
+
+  out.log(`New API key (shown once; give it to the client, store it as a secret):
+
+  ${key}
+
+Entry for AUTH_API_KEYS_FILE (only the hash is stored; in an existing file, add the item under \`keys:\`):
+
+${yaml}
+Clients send it as:  Authorization: Bearer ${key.slice(0, 8)}…`);
+  return 0;
+}
