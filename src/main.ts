@@ -19,7 +19,10 @@ async function main(): Promise<void> {
     const command = parseCommandLine(process.argv.slice(2));
     if (command.kind === 'help') return void process.stdout.write(helpText(GATEWAY_VERSION));
     if (command.kind === 'version') return void process.stdout.write(`${GATEWAY_VERSION}\n`);
-    if (command.kind === 'keygen') return void (process.exitCode = keygen(command.argv));
+    if (command.kind === 'keygen') {
+      process.exitCode = keygen(command.argv);
+      return;
+    }
     stdio = command.stdio;
     loadDotEnv();
     config = loadConfig({ ...process.env, ...command.settings });

@@ -123,7 +123,10 @@ describe('keygen through the bin', () => {
     assert.equal(made.status, 0, made.stderr);
     const key = /^\s+(dmg_[A-Za-z0-9_-]+)$/m.exec(made.stdout)?.[1];
     assert.ok(key, made.stdout);
-    const entry = made.stdout.slice(made.stdout.indexOf('\nkeys:'), made.stdout.indexOf('Clients send it as'));
+    const entry = made.stdout.slice(
+      made.stdout.indexOf('\nkeys:'),
+      made.stdout.indexOf('Clients send it as'),
+    );
     const folder = workFolder();
     writeFileSync(join(folder, 'keys.yaml'), entry);
     const gateway = await start({
