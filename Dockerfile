@@ -22,9 +22,8 @@ RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /us
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
+# dist/ runs on its own: the build copies the Markdown reference topics into it.
 COPY --from=build /app/dist ./dist
-# Markdown reference topics, read at start-up (from dist/ once the build copies them there).
-COPY --from=build /app/src/reference/topics ./src/reference/topics
 USER node
 EXPOSE 8090
 HEALTHCHECK --interval=30s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

@@ -234,6 +234,27 @@ describe('Dockerfile', () => {
       String(copies),
     );
     assert.ok(stages[0]!.some((line) => /npm prune --omit=dev/.test(line)));
+    // It runs what the package's bin runs.
+    const pkg = JSON.parse(readRepoFile('package.json')) as { bin: Record<string, string> };
+    assert.ok(runtime.some((line) => line.includes(`"${pkg.bin['dagu-mcp-gateway']}"`)));
+  });
+
+  test('the production dependencies it keeps carry no TypeScript loader, compiler or linter', () => {
+    const listed = run('npm', ['ls', '--omit=dev', '--all', '--parseable']);
+    const packages = listed.stdout
+      .split('\n')
+      .filter((line) => line.includes('node_modules'))
+      .map((line) => line.slice(line.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    assert.ok(
+      packages.includes('fastify') && packages.includes('prom-client'),
+      `${packages.length} packages`,
+    );
+    const tooling = packages.filter((name) =>
+      /^(tsx|typescript|esbuild|@esbuild\/.*|@biomejs\/.*|@types\/.*|@modelcontextprotocol\/(client|sdk))$/.test(
+        name,
+      ),
+    );
+    assert.deepEqual(tooling, []);
   });
 
   test('every file the build copies from the context exists and is not left out by .dockerignore', () => {

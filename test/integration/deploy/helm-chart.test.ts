@@ -302,6 +302,14 @@ describe('the Helm chart', { skip }, () => {
       !JSON.stringify(one(rendered.objects, 'ConfigMap')).includes('redis://'),
       'not in the ConfigMap',
     );
+    // The gateway reads it under that name and keeps the limit in Redis.
+    const env = containerEnvironment(rendered.objects);
+    const reads = namesTheGatewayReads();
+    assert.deepEqual(
+      Object.keys(env).filter((name) => name !== 'POD_IP' && !reads.has(name)),
+      [],
+    );
+    assert.equal(loadConfig(env).rateLimitRedisUrl, 'redis://:pw@redis-master:6379/0');
   });
 
   test('values.yaml and the chart README say that replicas limit alone without Redis', () => {
