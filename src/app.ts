@@ -13,7 +13,8 @@ import { createDaguReadiness, type DaguReadiness, daguHealthProbe, healthRoutes 
 import { mcpRoute } from './http/mcp-route.ts';
 import { advertisedAuthorizationServers, protectedResourceRoutes } from './http/protected-resource.ts';
 import { hostOriginHook } from './http/security.ts';
-import { createMcpEndpoint, createMcpServer, type McpServerOptions } from './mcp/server.ts';
+import { createLeanPath } from './mcp/lean.ts';
+import { createMcpEndpoint, createMcpServer, type McpServerOptions, serverInfo } from './mcp/server.ts';
 import { createMetrics, type GatewayMetrics } from './metrics/metrics.ts';
 import { createOperationObserver } from './observe.ts';
 import { createCompletionService } from './read/completion.ts';
@@ -36,6 +37,11 @@ export interface GatewayApp {
 export interface BuildOptions {
   /** `false` silences the application log; a `stream` receives its JSON lines (tests read them). */
   logger?: false | { level?: string; stream?: NodeJS.WritableStream };
+  /**
+   * `false` serves every request through the MCP SDK (the reference the lean path is tested against);
+   * by default `dagu_read` calls and resource reads take the lean path.
+   */
+  leanPath?: boolean;
 }
 
 /**
@@ -151,6 +157,16 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     // Auth answers 401/403 before the body is parsed; limits need the parsed JSON-RPC method.
     onRequest: [app.mcpAuth.onRequest],
     preHandler: app.mcpAuth.preHandler,
+    ...(options.leanPath === false
+      ? {}
+      : {
+          lean: createLeanPath({
+            reads,
+            observe,
+            serverInfo: serverInfo(GATEWAY_VERSION),
+            toolText: config.toolText,
+          }),
+        }),
     caller: (request) => {
       const identity = request.identity!;
       return {

@@ -33,6 +33,10 @@ export function createOperationObserver({ metrics, audit, log }: ObserverSinks):
     if (!outcome.ok && outcome.error.code === 'internal_error') {
       log.error({ err: outcome.cause, requestId: request?.requestId }, 'read failed unexpectedly');
     }
+    if (request === undefined) {
+      // Only a wiring bug gets here: the read was refused (fail closed), and someone must look.
+      log.error({ method: record.method }, 'MCP call without per-call context refused as unauthorized');
+    }
     const fromArguments =
       record.method === 'tools/call'
         ? redactArguments(request?.rawArguments?.value)

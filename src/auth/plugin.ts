@@ -150,12 +150,37 @@ async function authPluginImpl(app: FastifyInstance, options: AuthPluginOptions):
         .send({ code: 'rate_limited', message });
     };
 
+    const release = (key: string, calls: number) => {
+      const left = (active.get(key) ?? calls) - calls;
+      if (left > 0) active.set(key, left);
+      else active.delete(key);
+    };
+
     preHandler.push(async function limitToolCalls(request, reply) {
       const calls = countMeteredCalls(request.body);
       if (calls === 0 || request.identity === null) return;
+      // Every call of a batch takes a concurrency slot, reserved before anything awaits; a batch that
+      // cannot run whole is refused before any call runs or spends rate budget.
+      const key = identityKey(request.identity, request.ip);
+      const running = active.get(key) ?? 0;
+      if (running + calls > limits.maxConcurrent) {
+        const free = Math.max(0, limits.maxConcurrent - running);
+        return refuse(
+          request,
+          reply,
+          'concurrency',
+          1,
+          calls === 1
+            ? `Too many concurrent calls: at most ${limits.maxConcurrent} at a time per caller.`
+            : `Too many concurrent calls: the batch holds ${calls} calls, ${free} of at most ${limits.maxConcurrent} are free for this caller.`,
+        );
+      }
+      active.set(key, running + calls);
+      // Every call of a batch counts toward the rate.
       for (let call = 0; call < calls; call += 1) {
         const result = await rateLimit(request);
         if (!result.isAllowed && result.isExceeded) {
+          release(key, calls);
           return refuse(
             request,
             reply,
@@ -165,25 +190,11 @@ async function authPluginImpl(app: FastifyInstance, options: AuthPluginOptions):
           );
         }
       }
-      const key = identityKey(request.identity, request.ip);
-      const running = active.get(key) ?? 0;
-      if (running >= limits.maxConcurrent) {
-        return refuse(
-          request,
-          reply,
-          'concurrency',
-          1,
-          `Too many concurrent calls: at most ${limits.maxConcurrent} at a time per caller.`,
-        );
-      }
-      active.set(key, running + 1);
-      metrics?.inflight(1);
+      metrics?.inflight(calls);
       // 'close' fires once the response ends or the client goes away, hijacked replies included.
       reply.raw.once('close', () => {
-        const left = (active.get(key) ?? 1) - 1;
-        if (left > 0) active.set(key, left);
-        else active.delete(key);
-        metrics?.inflight(-1);
+        release(key, calls);
+        metrics?.inflight(-calls);
       });
     });
   }

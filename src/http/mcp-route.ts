@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { toNodeHandler } from '@modelcontextprotocol/node';
+import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import type {
   FastifyInstance,
   FastifyReply,
@@ -8,6 +9,7 @@ import type {
   preHandlerHookHandler,
 } from 'fastify';
 import type { AccessPolicy } from '../core/access.ts';
+import { type LeanPath, matchLeanCall } from '../mcp/lean.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 
 const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
@@ -31,6 +33,8 @@ export interface McpRouteOptions {
   onRequest?: onRequestHookHandler[];
   /** Hooks that need the parsed body (rate limits count tool calls only). */
   preHandler?: preHandlerHookHandler[];
+  /** Serves `dagu_read` calls and resource reads without the SDK; absent, the SDK serves everything. */
+  lean?: LeanPath;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -86,47 +90,134 @@ const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =
     .header('allow', 'POST')
     .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: use POST.' }, id: null });
 
+/** The revision that removed JSON-RPC batching from MCP; dates compare as strings. */
+export const BATCHES_REMOVED_IN = '2025-06-18';
+/** The most messages one batch may carry (the SDK's own transport limit). */
+export const MAX_BATCH_MESSAGES = 100;
+
+const invalidRequest = (reply: FastifyReply, message: string, id: unknown = null) =>
+  reply.code(400).send({ jsonrpc: '2.0', error: { code: -32600, message }, id });
+
+/**
+ * Batches are refused before any limit counts them when the request declares a revision without
+ * batching, or when the batch is malformed as a whole (the SDK's own batch rules).
+ */
+const refuseUnservableBatches: preHandlerHookHandler = async (request, reply) => {
+  if (!Array.isArray(request.body)) return;
+  const version = request.headers['mcp-protocol-version'];
+  if (typeof version === 'string' && version >= BATCHES_REMOVED_IN) {
+    return invalidRequest(
+      reply,
+      `Invalid Request: protocol revision ${version.slice(0, 32)} has no JSON-RPC batches (removed in ${BATCHES_REMOVED_IN}); send one request per POST.`,
+    );
+  }
+  if (request.body.length > MAX_BATCH_MESSAGES) {
+    return invalidRequest(reply, `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`);
+  }
+  const verdict = classifyInboundRequest({ httpMethod: 'POST', body: request.body });
+  if (verdict.kind === 'reject') return invalidRequest(reply, verdict.message);
+};
+
+const depthError = (id: unknown) => ({
+  jsonrpc: '2.0',
+  error: { code: -32600, message: `Invalid request: nested deeper than ${MAX_BODY_DEPTH} levels.` },
+  id,
+});
+
+/** An answer to one JSON-RPC message: `body` is its JSON text, absent for notifications. */
+interface MessageAnswer {
+  status: number;
+  body?: string;
+}
+
 /** Mounts the MCP endpoint: POST serves JSON-RPC; GET and DELETE answer 405 (no streams, no sessions). */
 export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   const nodeHandler = toNodeHandler(options.handler, {
     maxRequestBodySize: options.bodyLimitBytes,
     onerror: (error) => app.log.error({ err: error }, 'MCP request failed'),
   });
+  const { lean } = options;
+
+  /** Per-message facts: who calls, and the arguments exactly as sent. */
+  function factsFor(request: FastifyRequest, message: unknown, raw: { value: unknown } | undefined) {
+    const caller = options.caller(request);
+    // Legacy clients name themselves only in `initialize`, which a stateless server never sees
+    // again: the User-Agent is the best name left for their later calls.
+    const info = clientInfo(message);
+    const userAgent = request.headers['user-agent'];
+    const protocolVersion = request.headers['mcp-protocol-version'];
+    const facts: McpRequestFacts = {
+      requestId: String(request.id ?? randomUUID()),
+      access: caller.access,
+      identity: caller.identity,
+      identityKind: caller.identityKind,
+      role: caller.role,
+      protocolVersion: typeof protocolVersion === 'string' ? protocolVersion.slice(0, 32) : undefined,
+      clientName: info.name ?? (typeof userAgent === 'string' ? userAgent.slice(0, 128) : undefined),
+      clientVersion: info.version,
+      signal: AbortSignal.timeout(options.callDeadlineMs),
+      ...(raw ? { rawArguments: raw } : {}),
+    };
+    return facts;
+  }
+
+  /** One message of a batch, answered on its own: by the lean path when it can, else by the SDK. */
+  async function answerMessage(request: FastifyRequest, message: unknown): Promise<MessageAnswer> {
+    const lifted = liftArguments(message);
+    if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) {
+      const id = (message as { id?: unknown }).id ?? null;
+      return { status: 200, body: JSON.stringify(depthError(id)) };
+    }
+    const facts = factsFor(request, message, lifted.raw);
+    const call = lean === undefined ? undefined : matchLeanCall(message, request.headers);
+    if (call !== undefined) return { status: 200, body: await lean!.serve(call, facts) };
+    const webRequest = await toWebRequest(request.raw, lifted.body);
+    const response = await requestSideChannel.run(facts, () =>
+      options.handler.fetch(webRequest, { parsedBody: lifted.body }),
+    );
+    const text = await response.text();
+    return text === '' ? { status: response.status } : { status: response.status, body: text };
+  }
+
+  /**
+   * A batch (initialize-era revisions only; refuseUnservableBatches has run): every message is served
+   * on its own, concurrently (the limits counted each one), and the answers go back as an array, also
+   * for a batch of one. A transport-level refusal of any message (406, 415…) answers the whole batch.
+   */
+  async function serveBatch(request: FastifyRequest, reply: FastifyReply, batch: unknown[]) {
+    const answers = await Promise.all(batch.map((message) => answerMessage(request, message)));
+    const refused = answers.find((answer) => answer.status !== 200 && answer.status !== 202);
+    if (refused !== undefined) {
+      return reply
+        .code(refused.status)
+        .header('content-type', 'application/json')
+        .send(refused.body ?? '');
+    }
+    const bodies = answers.flatMap((answer) => (answer.body === undefined ? [] : [answer.body]));
+    if (bodies.length === 0) return reply.code(202).send();
+    return reply
+      .code(200)
+      .header('content-type', 'application/json')
+      .send(`[${bodies.join(',')}]`);
+  }
 
   app.route({
     method: 'POST',
     url: options.path,
     bodyLimit: options.bodyLimitBytes,
     onRequest: options.onRequest ?? [],
-    preHandler: options.preHandler ?? [],
+    preHandler: [refuseUnservableBatches, ...(options.preHandler ?? [])],
     handler: async (request, reply) => {
+      if (Array.isArray(request.body)) return serveBatch(request, reply, request.body);
       const lifted = liftArguments(request.body);
       // Tool arguments are exempt: they never reach the SDK, and our validator answers them.
-      if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) {
-        return reply.code(400).send({
-          jsonrpc: '2.0',
-          error: { code: -32600, message: `Invalid request: nested deeper than ${MAX_BODY_DEPTH} levels.` },
-          id: null,
-        });
+      if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) return reply.code(400).send(depthError(null));
+      const facts = factsFor(request, request.body, lifted.raw);
+      const call = lean === undefined ? undefined : matchLeanCall(request.body, request.headers);
+      if (call !== undefined) {
+        const payload = await lean!.serve(call, facts);
+        return reply.code(200).header('content-type', 'application/json').send(payload);
       }
-      const caller = options.caller(request);
-      // Legacy clients name themselves only in `initialize`, which a stateless server never sees
-      // again: the User-Agent is the best name left for their later calls.
-      const info = clientInfo(request.body);
-      const userAgent = request.headers['user-agent'];
-      const protocolVersion = request.headers['mcp-protocol-version'];
-      const facts: McpRequestFacts = {
-        requestId: String(request.id ?? randomUUID()),
-        access: caller.access,
-        identity: caller.identity,
-        identityKind: caller.identityKind,
-        role: caller.role,
-        protocolVersion: typeof protocolVersion === 'string' ? protocolVersion.slice(0, 32) : undefined,
-        clientName: info.name ?? (typeof userAgent === 'string' ? userAgent.slice(0, 128) : undefined),
-        clientVersion: info.version,
-        signal: AbortSignal.timeout(options.callDeadlineMs),
-        ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
-      };
       reply.hijack();
       await requestSideChannel.run(facts, () => nodeHandler(request.raw, reply.raw, lifted.body));
     },

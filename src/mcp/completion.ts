@@ -12,6 +12,7 @@ import { observedRead } from './observed-read.ts';
 import type { OperationObserver } from './operations.ts';
 import { paramsSchema } from './params.ts';
 import { promptArgumentCompletion } from './prompts.ts';
+import { requestSideChannel } from './request-side-channel.ts';
 import { JSON_RPC_CODE, RESOURCE_TEMPLATES } from './resources.ts';
 
 /** The protocol's cap on values in one completion result. */
@@ -148,6 +149,7 @@ export function registerCompletions(
         'completion/complete',
         undefined,
         observe,
+        requestSideChannel.getStore(),
         async (call): Promise<CompletionOutcome> => {
           if (wanted !== undefined && !('values' in wanted)) {
             return completions.complete(wanted, call, MAX_COMPLETION_VALUES);

@@ -10,6 +10,7 @@ import { REFERENCE_TOPICS } from '../reference/topics.ts';
 import { resourceLinkFor } from './links.ts';
 import { observedRead } from './observed-read.ts';
 import type { OperationObserver } from './operations.ts';
+import { type McpRequestFacts, requestSideChannel } from './request-side-channel.ts';
 
 const LOG_QUERY = '{?tail,head,offset,limit,stream}';
 const FOREACH_QUERY = '{?parent,status,page,perPage}';
@@ -99,6 +100,48 @@ function resourceText(data: Record<string, unknown>, mimeType: string): string {
   return JSON.stringify(data);
 }
 
+/** A failed resource read, as the JSON-RPC error it is answered with. */
+export interface ResourceReadError {
+  code: number;
+  message: string;
+  data: Record<string, unknown>;
+}
+
+export type ResourceReadAnswer =
+  | { ok: true; result: ReadResourceResult }
+  | { ok: false; error: ResourceReadError };
+
+/**
+ * One `resources/read`: the same read as the tool in URI mode, reported to the observer. Shared by the
+ * SDK's handler and the lean path.
+ */
+export async function readResource(
+  reads: ReadService,
+  observe: OperationObserver,
+  uri: string,
+  facts: McpRequestFacts | undefined,
+): Promise<ResourceReadAnswer> {
+  const outcome = await observedRead('resources/read', undefined, observe, facts, (call) =>
+    reads.readUri(uri, call),
+  );
+  if (!outcome.ok) {
+    return {
+      ok: false,
+      error: {
+        code: JSON_RPC_CODE[outcome.error.code],
+        message: outcome.error.message,
+        data: { ...outcome.error, resourceUri: uri },
+      },
+    };
+  }
+  const canonical = outcome.envelope.uri ?? uri;
+  const { mimeType } = resourceLinkFor(canonical);
+  return {
+    ok: true,
+    result: { contents: [{ uri: canonical, mimeType, text: resourceText(outcome.envelope.data, mimeType) }] },
+  };
+}
+
 export function registerResources(server: McpServer, reads: ReadService, observe: OperationObserver): void {
   server.server.registerCapabilities({ resources: {} });
   server.server.setRequestHandler('resources/list', () => ({ resources: FIXED_RESOURCES }));
@@ -106,18 +149,8 @@ export function registerResources(server: McpServer, reads: ReadService, observe
     resourceTemplates: RESOURCE_TEMPLATES,
   }));
   server.server.setRequestHandler('resources/read', async (request): Promise<ReadResourceResult> => {
-    const uri = request.params.uri;
-    const outcome = await observedRead('resources/read', undefined, observe, (call) =>
-      reads.readUri(uri, call),
-    );
-    if (!outcome.ok) {
-      throw new ProtocolError(JSON_RPC_CODE[outcome.error.code], outcome.error.message, {
-        ...outcome.error,
-        resourceUri: uri,
-      });
-    }
-    const canonical = outcome.envelope.uri ?? uri;
-    const { mimeType } = resourceLinkFor(canonical);
-    return { contents: [{ uri: canonical, mimeType, text: resourceText(outcome.envelope.data, mimeType) }] };
+    const answer = await readResource(reads, observe, request.params.uri, requestSideChannel.getStore());
+    if (!answer.ok) throw new ProtocolError(answer.error.code, answer.error.message, answer.error.data);
+    return answer.result;
   });
 }

@@ -8,6 +8,7 @@ import type { ToolTextMode } from '../config.ts';
 import type { CompletionService } from '../read/completion.ts';
 import type { ReadService } from '../read/service.ts';
 import { registerCompletions } from './completion.ts';
+import type { ServerInfo } from './lean.ts';
 import { registerLogging } from './logging.ts';
 import type { OperationObserver } from './operations.ts';
 import { registerPrompts } from './prompts.ts';
@@ -15,6 +16,13 @@ import { registerResources } from './resources.ts';
 import { registerReadTool } from './tool.ts';
 
 export const SERVER_NAME = 'dagu-mcp-gateway';
+
+/** The server identity both paths announce (`serverInfo`, and `_meta` on 2026-07-28 results). */
+export const serverInfo = (version: string): ServerInfo => ({
+  name: SERVER_NAME,
+  title: 'Dagu MCP Gateway',
+  version,
+});
 
 export interface McpEndpointOptions {
   version: string;
@@ -45,10 +53,7 @@ export type McpServerOptions = Pick<
 
 /** One MCP server with everything it serves: per HTTP request, or once per stdio connection. */
 export function createMcpServer(options: McpServerOptions): McpServer {
-  const server = new McpServer(
-    { name: SERVER_NAME, title: 'Dagu MCP Gateway', version: options.version },
-    { instructions: INSTRUCTIONS },
-  );
+  const server = new McpServer(serverInfo(options.version), { instructions: INSTRUCTIONS });
   registerReadTool(server, options.reads, options.observe, options.toolText);
   registerResources(server, options.reads, options.observe);
   registerPrompts(server);

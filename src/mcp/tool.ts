@@ -12,6 +12,7 @@ import type { ReadOutcome, ReadService } from '../read/service.ts';
 import { resourceLinkFor } from './links.ts';
 import { observedRead } from './observed-read.ts';
 import type { OperationObserver } from './operations.ts';
+import { type McpRequestFacts, requestSideChannel } from './request-side-channel.ts';
 import { READ_OUTPUT_SCHEMA } from './schemas.ts';
 
 export const READ_TOOL_NAME = 'dagu_read';
@@ -33,7 +34,7 @@ const passThroughValidator: jsonSchemaValidator = {
 
 // Built once: fromJsonSchema compiles the output schema with the SDK's ajv.
 const INPUT = fromJsonSchema(READ_INPUT_SCHEMA, passThroughValidator) as StandardSchemaWithJSON;
-const OUTPUT = fromJsonSchema(READ_OUTPUT_SCHEMA) as StandardSchemaWithJSON;
+export const READ_TOOL_OUTPUT = fromJsonSchema(READ_OUTPUT_SCHEMA) as StandardSchemaWithJSON;
 
 /**
  * `json` (TOOL_TEXT) adds the JSON of `data` after the success text, as the contract already does for
@@ -61,6 +62,23 @@ export function toToolResult(outcome: ReadOutcome, mode: ToolTextMode = 'contrac
   return { content, structuredContent: envelope };
 }
 
+/**
+ * One `dagu_read` call: validate and read, report it to the observer, shape the tool result. Shared by
+ * the SDK's tool handler and the lean path, so both answer every input the same way.
+ */
+export async function callReadTool(
+  reads: ReadService,
+  observe: OperationObserver,
+  rawArguments: unknown,
+  facts: McpRequestFacts | undefined,
+  toolText: ToolTextMode = 'contract',
+): Promise<CallToolResult> {
+  const outcome = await observedRead('tools/call', READ_TOOL_NAME, observe, facts, (call) =>
+    reads.read(rawArguments, call),
+  );
+  return toToolResult(outcome, toolText);
+}
+
 export function registerReadTool(
   server: McpServer,
   reads: ReadService,
@@ -73,15 +91,14 @@ export function registerReadTool(
       title: 'Read Dagu',
       description: READ_TOOL_DESCRIPTION,
       inputSchema: INPUT,
-      outputSchema: OUTPUT,
+      outputSchema: READ_TOOL_OUTPUT,
       annotations: { readOnlyHint: true, openWorldHint: false, destructiveHint: false, idempotentHint: true },
     },
     async (sdkArguments: unknown) => {
-      const outcome = await observedRead('tools/call', READ_TOOL_NAME, observe, (call, facts) =>
-        // Validate what the caller sent, not what the SDK parsed (design §1b).
-        reads.read(facts?.rawArguments ? facts.rawArguments.value : sdkArguments, call),
-      );
-      return toToolResult(outcome, toolText);
+      const facts = requestSideChannel.getStore();
+      // Validate what the caller sent, not what the SDK parsed (design §1b).
+      const raw = facts?.rawArguments ? facts.rawArguments.value : sdkArguments;
+      return callReadTool(reads, observe, raw, facts, toolText);
     },
   );
 }

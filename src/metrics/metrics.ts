@@ -105,8 +105,8 @@ export interface GatewayMetrics {
   observeUpstream(route: string, status: number | string, durationSeconds: number): void;
   authFailure(reason: AuthFailureReason): void;
   rateLimited(reason: RateLimitReason): void;
-  /** Adds `delta` (+1 when a tool call starts, -1 when it ends) to the in-flight gauge. */
-  inflight(delta: 1 | -1): void;
+  /** Adds `delta` (the calls that start, negative when they end) to the in-flight gauge. */
+  inflight(delta: number): void;
   auditWriteFailure(): void;
   keyReload(result: 'ok' | 'error'): void;
   /** The result of the last readiness probe of Dagu: `dagu_up` 1/0 and `dagu_build_info{version}` 1. */

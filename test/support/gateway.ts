@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { buildApp, type GatewayApp } from '../../src/app.ts';
+import { type BuildOptions, buildApp, type GatewayApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 
 export interface RunningGateway extends GatewayApp {
@@ -14,10 +14,13 @@ export interface RunningGateway extends GatewayApp {
 }
 
 /** Starts the real gateway on 127.0.0.1 (free port) with the given environment; audit goes to a temp file. */
-export async function startGateway(env: Record<string, string>): Promise<RunningGateway> {
+export async function startGateway(
+  env: Record<string, string>,
+  options: Omit<BuildOptions, 'logger'> = {},
+): Promise<RunningGateway> {
   const auditLog = join(mkdtempSync(join(tmpdir(), 'gateway-audit-')), 'audit.log');
   const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', AUDIT_LOG: auditLog, ...env });
-  const gateway = await buildApp(config, { logger: false });
+  const gateway = await buildApp(config, { logger: false, ...options });
   await gateway.app.listen({ host: config.host, port: 0 });
   const { port } = gateway.app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
