@@ -8,6 +8,7 @@ import { createSharedRateLimitStore } from './auth/rate-limit-store.ts';
 import type { GatewayConfig } from './config.ts';
 import { createDaguClient } from './dagu/client.ts';
 import type { DaguClient } from './dagu/types.ts';
+import { installStrictJsonParser } from './http/body.ts';
 import { installErrorHandlers } from './http/errors.ts';
 import { createDaguReadiness, type DaguReadiness, daguHealthProbe, healthRoutes } from './http/health.ts';
 import { mcpRoute } from './http/mcp-route.ts';
@@ -110,6 +111,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
   });
 
   installErrorHandlers(app, config.mcpPath);
+  installStrictJsonParser(app);
   // DNS-rebinding protection on every route, before anything else runs.
   app.addHook(
     'onRequest',

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { INVALID_JSON, INVALID_UTF8 } from './body.ts';
 
 /** JSON-RPC error codes for failures Fastify raises before the MCP layer sees a request. */
 const PARSE_ERROR = -32700;
@@ -14,21 +15,19 @@ export function installErrorHandlers(app: FastifyInstance, mcpPath: string): voi
     const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
     const clientFault = status < 500;
     if (!clientFault) request.log.error({ err: error }, 'request failed');
+    const parseError = error.code === INVALID_JSON || error.code === INVALID_UTF8;
     const message =
-      error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+      error.code === INVALID_JSON
         ? 'Parse error: the body is not valid JSON.'
-        : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-          ? 'Request body is too large.'
-          : clientFault
-            ? 'Bad request.'
-            : 'Internal error.';
+        : error.code === INVALID_UTF8
+          ? 'Parse error: the body is not valid UTF-8.'
+          : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+            ? 'Request body is too large.'
+            : clientFault
+              ? 'Bad request.'
+              : 'Internal error.';
     if (request.url.split('?')[0] === mcpPath) {
-      const code =
-        error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
-          ? PARSE_ERROR
-          : clientFault
-            ? SERVER_ERROR
-            : INTERNAL_ERROR;
+      const code = parseError ? PARSE_ERROR : clientFault ? SERVER_ERROR : INTERNAL_ERROR;
       return reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
     }
     return reply.code(status).send({ code: clientFault ? 'bad_request' : 'internal_error', message });

@@ -11,6 +11,7 @@ import type {
 import type { AccessPolicy } from '../core/access.ts';
 import { type LeanPath, matchLeanCall } from '../mcp/lean.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
+import { refuseEncodedBodies } from './body.ts';
 
 const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
 
@@ -205,7 +206,7 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
     method: 'POST',
     url: options.path,
     bodyLimit: options.bodyLimitBytes,
-    onRequest: options.onRequest ?? [],
+    onRequest: [...(options.onRequest ?? []), refuseEncodedBodies],
     preHandler: [refuseUnservableBatches, ...(options.preHandler ?? [])],
     handler: async (request, reply) => {
       if (Array.isArray(request.body)) return serveBatch(request, reply, request.body);
