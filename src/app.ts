@@ -169,6 +169,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
             toolText: config.toolText,
           }),
         }),
+    served: metrics.served,
     caller: (request) => {
       const identity = request.identity!;
       return {

@@ -36,6 +36,8 @@ export interface McpRouteOptions {
   preHandler?: preHandlerHookHandler[];
   /** Serves `dagu_read` calls and resource reads without the SDK; absent, the SDK serves everything. */
   lean?: LeanPath;
+  /** Counts each JSON-RPC message by the path that answered it. */
+  served?(path: 'lean' | 'sdk'): void;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -171,6 +173,7 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
     }
     const facts = factsFor(request, message, lifted.raw);
     const call = lean === undefined ? undefined : matchLeanCall(message, request.headers);
+    options.served?.(call === undefined ? 'sdk' : 'lean');
     if (call !== undefined) return { status: 200, body: await lean!.serve(call, facts) };
     const webRequest = await toWebRequest(request.raw, lifted.body);
     const response = await requestSideChannel.run(facts, () =>
@@ -215,6 +218,7 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
       if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) return reply.code(400).send(depthError(null));
       const facts = factsFor(request, request.body, lifted.raw);
       const call = lean === undefined ? undefined : matchLeanCall(request.body, request.headers);
+      options.served?.(call === undefined ? 'sdk' : 'lean');
       if (call !== undefined) {
         const payload = await lean!.serve(call, facts);
         return reply.code(200).header('content-type', 'application/json').send(payload);

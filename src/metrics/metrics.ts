@@ -97,6 +97,9 @@ export interface OperationObservation {
 
 export type RateLimitReason = 'rate' | 'concurrency';
 
+/** `lean`: the gateway's own path for dagu_read calls and resource reads; `sdk`: the MCP SDK. */
+export type ServingPath = 'lean' | 'sdk';
+
 export interface GatewayMetrics {
   readonly registry: Registry;
   /** The Content-Type of `render()`'s output. */
@@ -115,6 +118,8 @@ export interface GatewayMetrics {
   rateLimitStore(store: 'redis' | 'local'): void;
   /** One call counted in this process because the shared store failed. */
   rateLimitStoreFallback(): void;
+  /** One JSON-RPC message answered on the MCP endpoint, by the path that served it. */
+  served(path: ServingPath): void;
   /** The exposition text for `GET /metrics`. */
   render(): Promise<string>;
 }
@@ -214,6 +219,13 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     rateLimitStore.set({ store: store === 'redis' ? 'local' : 'redis' }, 0);
   };
   useRateLimitStore('local');
+  const servedMessages = new Counter({
+    name: 'mcp_gateway_served_messages_total',
+    help: 'JSON-RPC messages answered on the MCP endpoint, by serving path: `lean` (dagu_read calls and resource reads in the shape clients send) or `sdk` (everything else).',
+    labelNames: ['path'],
+    registers: [registry],
+  });
+  for (const path of ['lean', 'sdk']) servedMessages.inc({ path }, 0);
   for (const reason of AUTH_FAILURE_REASONS) authFailures.inc({ reason }, 0);
   for (const reason of ['rate', 'concurrency']) rateLimited.inc({ reason }, 0);
 
@@ -254,6 +266,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     },
     rateLimitStore: useRateLimitStore,
     rateLimitStoreFallback: () => rateLimitStoreFallbacks.inc(),
+    served: (path) => servedMessages.inc({ path }),
     render: () => registry.metrics(),
   };
 }

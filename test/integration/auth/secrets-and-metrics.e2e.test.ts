@@ -210,6 +210,7 @@ describe('/metrics: the families, and numbers that move with the calls', () => {
       ['mcp_gateway_inflight_calls', 'gauge'],
       ['mcp_gateway_audit_write_failures_total', 'counter'],
       ['mcp_gateway_api_keys_reloads_total', 'counter'],
+      ['mcp_gateway_served_messages_total', 'counter'],
       ['process_cpu_user_seconds_total', 'counter'],
     ]) {
       assert.match(text, new RegExp(`^# TYPE ${family} ${type}$`, 'm'), family);
