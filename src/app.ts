@@ -170,6 +170,8 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
           }),
         }),
     served: metrics.served,
+    // Every call is in the audit log; the two request lines per POST /mcp appear only at debug level.
+    logLevel: app.log.level === 'trace' ? 'trace' : app.log.level === 'debug' ? 'debug' : 'warn',
     caller: (request) => {
       const identity = request.identity!;
       return {

@@ -5,6 +5,7 @@ import type {
   FastifyInstance,
   FastifyReply,
   FastifyRequest,
+  LogLevel,
   onRequestHookHandler,
   preHandlerHookHandler,
 } from 'fastify';
@@ -38,6 +39,8 @@ export interface McpRouteOptions {
   lean?: LeanPath;
   /** Counts each JSON-RPC message by the path that answered it. */
   served?(path: 'lean' | 'sdk'): void;
+  /** Level of the route's request log; its per-request lines are info, warnings and errors stay. */
+  logLevel?: LogLevel;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -209,6 +212,7 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
     method: 'POST',
     url: options.path,
     bodyLimit: options.bodyLimitBytes,
+    ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
     onRequest: [...(options.onRequest ?? []), refuseEncodedBodies],
     preHandler: [refuseUnservableBatches, ...(options.preHandler ?? [])],
     handler: async (request, reply) => {

@@ -1,0 +1,176 @@
+/**
+ * What bench:peer and soak share: a seeded real Dagu 2.x, the gateway started as users start it
+ * (`npm start`, its own process), and readings of that process from /proc (CPU time, resident memory),
+ * so the gateway's figures never include the load generator's.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type DaguInstance, type DaguSeed, seedDagu, startDagu } from '../test/support/dagu.ts';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+export interface PeerDagu {
+  instance: DaguInstance;
+  seed: DaguSeed;
+}
+
+/** The rig's Dagu, started and seeded; the peer comparison needs Dagu 2.x (its own `/mcp`). */
+export async function startPeerDagu(): Promise<PeerDagu> {
+  const instance = await startDagu();
+  if (instance.generation !== 2) {
+    await instance.stop();
+    throw new Error(
+      `this benchmark needs Dagu 2.x (its own /mcp is the peer); the rig started generation ${instance.generation}`,
+    );
+  }
+  return { instance, seed: await seedDagu(instance) };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Parent pid of a process, from /proc/<pid>/stat (the command may hold spaces and parentheses). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The node process under `root` (npm → sh → node): the one whose command line runs the gateway. */
+function gatewayProcess(root: number): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    let ancestor: number | undefined = pid;
+    while (ancestor !== undefined && ancestor > 1 && ancestor !== root) ancestor = parentOf(ancestor);
+    if (ancestor !== root) continue;
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    if (command[0]?.endsWith('node') && command.some((part) => /main\.(ts|js)$/.test(part))) return pid;
+  }
+  return undefined;
+}
+
+export interface GatewayProcess {
+  url: string;
+  mcpUrl: string;
+  /** The gateway's own node process (not npm's). */
+  pid: number;
+  /** CPU seconds (user + system, every thread) the gateway process has used so far. */
+  cpuSeconds(): number;
+  /** Resident set size now, in MiB (VmRSS). */
+  rssMiB(): number;
+  stop(): Promise<void>;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+function rssMiBOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? Number.NaN);
+  return kib / 1024;
+}
+
+/**
+ * Starts the gateway with `npm start`, as its README tells users to, in its own process group, and
+ * waits until /healthz answers. The audit log goes to a temporary file; the application log to another.
+ */
+export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-'));
+  const logFile = join(dir, 'gateway.log');
+  const log = openSync(logFile, 'a');
+  const child: ChildProcess = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? tmpdir(),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      AUDIT_LOG: join(dir, 'audit.log'),
+      ...env,
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+    await new Promise<void>((done) => (child.exitCode !== null ? done() : child.once('exit', () => done())));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 180_000; // a first `npm start` may compile the build
+  for (;;) {
+    if (child.exitCode !== null) {
+      const text = readFileSync(logFile, 'utf8');
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`the gateway exited during start-up:\n${text.slice(-2000)}`);
+    }
+    try {
+      if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) })).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error('the gateway did not answer /healthz within 180 s');
+    }
+    await sleep(100);
+  }
+  const pid = gatewayProcess(child.pid!);
+  if (pid === undefined) {
+    await stop();
+    throw new Error('cannot find the gateway node process under npm start');
+  }
+  return {
+    url,
+    mcpUrl: `${url}/mcp`,
+    pid,
+    cpuSeconds: () => cpuSecondsOf(pid),
+    rssMiB: () => rssMiBOf(pid),
+    stop,
+  };
+}
+
+/** The machine's load averages, as `uptime` prints them. */
+export function loadAverage(): string {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+export const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;

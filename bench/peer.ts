@@ -1,0 +1,405 @@
+// `npm run bench:peer`: the gateway against Dagu's own `/mcp` and Dagu's REST API, on one real, seeded
+// Dagu 2.x, measured interleaved in one run. Three paths read the same finished run (`target=run`):
+//   rest      GET {apiBase}/dag-runs/{name}/{id} directly
+//   dagu-mcp  Dagu's own /mcp, tools/call dagu_read (initialize-era sessions, as Dagu serves them)
+//   gateway   this gateway, started with `npm start` in its own process
+// Each path is driven by three load generators in this process: the v1 MCP SDK client (REST: undici,
+// it is no MCP server), undici with microsecond timing, and autocannon; at concurrency 1 and 16,
+// BENCH_CALLS calls per cell (default 400), BENCH_ROUNDS rounds (default 3, the cell order rotating each
+// round); each figure is the median over the rounds. The gateway's CPU per call is read from its own
+// process (/proc/<pid>/stat) while the load runs here. `bench/RESULTS.md` keeps the last run.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import autocannon from 'autocannon';
+import { Pool } from 'undici';
+import {
+  type GatewayProcess,
+  loadAverage,
+  median,
+  percentile,
+  ROOT,
+  startGatewayProcess,
+  startPeerDagu,
+} from './peer-support.ts';
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 400);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WARMUP = 200;
+const CONCURRENCIES = [1, 16] as const;
+const TARGETS = ['rest', 'dagu-mcp', 'gateway'] as const;
+const GENERATORS = ['mcp-client', 'http', 'autocannon'] as const;
+type Target = (typeof TARGETS)[number];
+type Generator = (typeof GENERATORS)[number];
+
+/** A prepared way to make one call of one path: a raw HTTP request and an MCP-client call. */
+interface PathSpec {
+  origin: string;
+  path: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  /** The request body for a JSON-RPC id: Dagu's sessions answer concurrent calls by id, so ids differ. */
+  body?: (id: string) => string;
+  /** One call through an MCP SDK client (v1), or undefined for REST. */
+  connectClient?: () => Promise<{ call(): Promise<void>; close(): Promise<void> }>;
+  /** Whether a raw answer is a successful read. */
+  ok(status: number, text: string): boolean;
+}
+
+interface CellResult {
+  callsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Gateway CPU milliseconds per call, for gateway cells. */
+  gatewayCpuMs?: number;
+  failures: number;
+}
+
+const toolCallJson = (id: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'dagu_read', arguments: args, ...(meta ? { _meta: meta } : {}) },
+  });
+
+const succeeded = (status: number, text: string) =>
+  status === 200 && text.includes('"structuredContent"') && !text.includes('"isError":true');
+
+async function v1Client(url: string, args: Record<string, unknown>) {
+  const client = new LegacyClient({ name: 'bench-peer', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return {
+    async call() {
+      const result = (await client.callTool({ name: 'dagu_read', arguments: args })) as { isError?: boolean };
+      if (result.isError === true) throw new Error('the read failed');
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Dagu's /mcp has sessions: initialize once, then every call names the session. */
+async function daguSession(mcpUrl: string): Promise<Record<string, string>> {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const init = await fetch(mcpUrl, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'bench', version: '1' },
+      },
+    }),
+  });
+  const session = init.headers.get('mcp-session-id');
+  await init.text();
+  if (session === null) throw new Error("Dagu's /mcp gave no session id");
+  const sessionHeaders = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+  const ready = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: sessionHeaders,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  await ready.text();
+  return sessionHeaders;
+}
+
+async function measureHttp(spec: PathSpec, calls: number, concurrency: number): Promise<CellResult> {
+  const pool = new Pool(spec.origin, { connections: concurrency, pipelining: 1 });
+  const latencies: number[] = [];
+  let next = 0;
+  let failures = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < calls) {
+        next += 1;
+        const t0 = performance.now();
+        const response = await pool.request({
+          path: spec.path,
+          method: spec.method,
+          headers: spec.headers,
+          ...(spec.body === undefined ? {} : { body: spec.body(`call-${next}`) }),
+        });
+        const text = await response.body.text();
+        latencies.push(performance.now() - t0);
+        if (!spec.ok(response.statusCode, text)) failures += 1;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    callsPerSecond: calls / seconds,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    failures,
+  };
+}
+
+async function measureClient(spec: PathSpec, calls: number, concurrency: number): Promise<CellResult> {
+  if (spec.connectClient === undefined) return measureHttp(spec, calls, concurrency);
+  const client = await spec.connectClient();
+  const latencies: number[] = [];
+  let next = 0;
+  let failures = 0;
+  const started = performance.now();
+  try {
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < calls) {
+          next += 1;
+          const t0 = performance.now();
+          try {
+            await client.call();
+          } catch {
+            failures += 1;
+          }
+          latencies.push(performance.now() - t0);
+        }
+      }),
+    );
+  } finally {
+    await client.close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    callsPerSecond: calls / seconds,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    failures,
+  };
+}
+
+async function measureAutocannon(spec: PathSpec, calls: number, concurrency: number): Promise<CellResult> {
+  const result = await autocannon({
+    url: `${spec.origin}${spec.path}`,
+    method: spec.method,
+    headers: spec.headers,
+    // autocannon writes a fresh id in place of [<id>] for every request.
+    ...(spec.body === undefined ? {} : { body: spec.body('[<id>]'), idReplacement: true }),
+    connections: concurrency,
+    pipelining: 1,
+    amount: calls,
+  });
+  return {
+    callsPerSecond: result.requests.total / (result.duration || Number.NaN),
+    // autocannon records latency in whole milliseconds.
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+const MEASURE: Record<
+  Generator,
+  (spec: PathSpec, calls: number, concurrency: number) => Promise<CellResult>
+> = {
+  'mcp-client': measureClient,
+  http: measureHttp,
+  autocannon: measureAutocannon,
+};
+
+async function measureCell(
+  spec: PathSpec,
+  generator: Generator,
+  concurrency: number,
+  gateway: GatewayProcess | undefined,
+): Promise<CellResult> {
+  const cpuBefore = gateway?.cpuSeconds();
+  const result = await MEASURE[generator](spec, CALLS, concurrency);
+  if (gateway !== undefined && cpuBefore !== undefined) {
+    result.gatewayCpuMs = ((gateway.cpuSeconds() - cpuBefore) * 1000) / CALLS;
+  }
+  return result;
+}
+
+const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const grouped = (value: number) => Math.round(value).toLocaleString('en-US');
+
+async function main() {
+  const { instance: dagu, seed } = await startPeerDagu();
+  const name = seed.dags.twoSteps;
+  const dagRunId = seed.runs.twoStepsFirst;
+  const runArgs = { target: 'run', name, dagRunId };
+  const gateway = await startGatewayProcess({
+    DAGU_URL: dagu.url,
+    DAGU_API_BASE: dagu.apiBase,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    MAX_CONCURRENT_CALLS_PER_IDENTITY: '64',
+  });
+  const loadBefore = loadAverage();
+  try {
+    const daguMcp = `${dagu.url}/mcp`;
+    const sessionHeaders = await daguSession(daguMcp);
+    const specs: Record<Target, PathSpec> = {
+      rest: {
+        origin: dagu.url,
+        path: `${dagu.apiBase}/dag-runs/${encodeURIComponent(name)}/${encodeURIComponent(dagRunId)}`,
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        ok: (status, text) => status === 200 && text.includes(dagRunId),
+      },
+      'dagu-mcp': {
+        origin: dagu.url,
+        path: '/mcp',
+        method: 'POST',
+        headers: sessionHeaders,
+        body: (id) => toolCallJson(id, runArgs),
+        connectClient: () => v1Client(daguMcp, runArgs),
+        ok: succeeded,
+      },
+      gateway: {
+        origin: gateway.url,
+        path: '/mcp',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'dagu_read',
+        },
+        body: (id) =>
+          toolCallJson(id, runArgs, {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'bench-peer', version: '1.0.0' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          }),
+        connectClient: () => v1Client(gateway.mcpUrl, runArgs),
+        ok: succeeded,
+      },
+    };
+
+    // Every path answers a real read before anything is measured; then each is warmed up.
+    for (const target of TARGETS) {
+      const spec = specs[target];
+      const probe = await measureHttp(spec, 1, 1);
+      if (probe.failures > 0) throw new Error(`${target} does not answer the read`);
+      await measureHttp(spec, WARMUP, 4);
+      if (spec.connectClient) await measureClient(spec, WARMUP / 4, 4);
+    }
+
+    const cells = GENERATORS.flatMap((generator) =>
+      CONCURRENCIES.flatMap((concurrency) => TARGETS.map((target) => ({ generator, concurrency, target }))),
+    );
+    const results = new Map<string, CellResult[]>();
+    const key = (cell: { generator: string; concurrency: number; target: string }) =>
+      `${cell.generator}|${cell.concurrency}|${cell.target}`;
+    for (let round = 0; round < ROUNDS; round++) {
+      // Rotate the order so that no path always runs first (or right after another).
+      const offset = Math.floor((round * cells.length) / ROUNDS);
+      for (const cell of [...cells.slice(offset), ...cells.slice(0, offset)]) {
+        const result = await measureCell(
+          specs[cell.target],
+          cell.generator,
+          cell.concurrency,
+          cell.target === 'gateway' ? gateway : undefined,
+        );
+        results.set(key(cell), [...(results.get(key(cell)) ?? []), result]);
+      }
+    }
+    const loadAfter = loadAverage();
+
+    const summary = (cell: { generator: string; concurrency: number; target: string }) => {
+      const rounds = results.get(key(cell)) ?? [];
+      const cpu = rounds.flatMap((round) => (round.gatewayCpuMs === undefined ? [] : [round.gatewayCpuMs]));
+      return {
+        callsPerSecond: median(rounds.map((round) => round.callsPerSecond)),
+        p50Ms: median(rounds.map((round) => round.p50Ms)),
+        p99Ms: median(rounds.map((round) => round.p99Ms)),
+        gatewayCpuMs: cpu.length > 0 ? median(cpu) : undefined,
+        failures: rounds.reduce((sum, round) => sum + round.failures, 0),
+      };
+    };
+
+    const lines: string[] = [];
+    const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+    lines.push(
+      `Run ${date} UTC, Node ${process.version}, Dagu ${((await (await fetch(`${dagu.url}${dagu.apiBase}/health`)).json()) as { version?: string }).version ?? '?'}, ` +
+        `${CALLS} calls per cell, median of ${ROUNDS} rounds, load average ${loadBefore} before and ${loadAfter} after.`,
+      '',
+      '| generator | path | c=1 calls/s | c=1 p50 ms | c=16 calls/s | c=16 p50 ms | gateway CPU ms/call (c=1 / c=16) |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+    );
+    for (const generator of GENERATORS) {
+      for (const target of TARGETS) {
+        const one = summary({ generator, concurrency: 1, target });
+        const many = summary({ generator, concurrency: 16, target });
+        const cpu =
+          one.gatewayCpuMs === undefined
+            ? ''
+            : `${fixed(one.gatewayCpuMs, 3)} / ${fixed(many.gatewayCpuMs ?? Number.NaN, 3)}`;
+        const failed = one.failures + many.failures > 0 ? ` (${one.failures + many.failures} failed)` : '';
+        const label = generator === 'mcp-client' && target === 'rest' ? 'rest (undici)' : target;
+        lines.push(
+          `| ${generator} | ${label}${failed} | ${grouped(one.callsPerSecond)} | ${fixed(one.p50Ms, 2)} | ${grouped(many.callsPerSecond)} | ${fixed(many.p50Ms, 2)} | ${cpu} |`,
+        );
+      }
+    }
+    lines.push('', 'Ratios (same run):', '');
+    const goals: string[] = [];
+    for (const generator of GENERATORS) {
+      for (const concurrency of CONCURRENCIES) {
+        const ratio =
+          summary({ generator, concurrency, target: 'gateway' }).callsPerSecond /
+          summary({ generator, concurrency, target: 'dagu-mcp' }).callsPerSecond;
+        goals.push(
+          `- ${generator}, c=${concurrency}: gateway / Dagu /mcp throughput ${fixed(ratio, 2)}× (goal ≥ 1.2×: ${ratio >= 1.2 ? 'met' : 'not met'})`,
+        );
+      }
+      const added =
+        summary({ generator, concurrency: 1, target: 'gateway' }).p50Ms -
+        summary({ generator, concurrency: 1, target: 'rest' }).p50Ms;
+      const daguAdded =
+        summary({ generator, concurrency: 1, target: 'dagu-mcp' }).p50Ms -
+        summary({ generator, concurrency: 1, target: 'rest' }).p50Ms;
+      goals.push(
+        `- ${generator}, c=1: p50 added over REST: gateway ${fixed(added, 2)} ms, Dagu /mcp ${fixed(daguAdded, 2)} ms (goal ≤ 1 ms: ${added <= 1 ? 'met' : 'not met'})`,
+      );
+    }
+    const cpuAll = GENERATORS.flatMap((generator) =>
+      CONCURRENCIES.flatMap((concurrency) => {
+        const cpu = summary({ generator, concurrency, target: 'gateway' }).gatewayCpuMs;
+        return cpu === undefined ? [] : [cpu];
+      }),
+    );
+    const worstCpu = Math.max(...cpuAll);
+    goals.push(
+      `- gateway CPU per tools/call, in its own process: ${fixed(Math.min(...cpuAll), 3)}–${fixed(worstCpu, 3)} ms over the cells (goal ≤ 0.3 ms: ${worstCpu <= 0.3 ? 'met' : 'not met'})`,
+    );
+    lines.push(...goals);
+    const text = lines.join('\n');
+    console.log(`\n${text}\n`);
+    recordResults(text);
+  } finally {
+    await gateway.stop();
+    await dagu.stop();
+  }
+}
+
+/** Keeps the last run in bench/RESULTS.md between its markers. */
+function recordResults(text: string) {
+  const file = join(ROOT, 'bench', 'RESULTS.md');
+  const start = '<!-- peer-bench:start -->';
+  const end = '<!-- peer-bench:end -->';
+  const current = readFileSync(file, 'utf8');
+  const block = `${start}\n${text}\n${end}`;
+  const from = current.indexOf(start);
+  const to = current.indexOf(end);
+  writeFileSync(
+    file,
+    from >= 0 && to > from
+      ? `${current.slice(0, from)}${block}${current.slice(to + end.length)}`
+      : `${current.trimEnd()}\n\n## Against Dagu's own /mcp (\`npm run bench:peer\`)\n\n${block}\n`,
+  );
+}
+
+await main();
