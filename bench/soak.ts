@@ -1,0 +1,175 @@
+// `npm run soak`: a bounded soak of the gateway as users start it (`npm start`, its own process) on a
+// seeded real Dagu: SOAK_SECONDS (default 600) at SOAK_RATE calls per second (default 100) of mixed
+// reads (tools/call of several targets in both protocol eras, resources/read, bad input), with the
+// gateway's resident memory (VmRSS, /proc) sampled every SOAK_SAMPLE_SECONDS (default 10). Prints the
+// samples, start / end / max, and the slope of a least-squares line over the samples after the first
+// minute (warm-up), in MiB per minute. Shared by the performance and the hardening work.
+import { Pool } from 'undici';
+import { loadAverage, startGatewayProcess, startPeerDagu } from './peer-support.ts';
+
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
+const RATE = Number(process.env.SOAK_RATE ?? 100);
+const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 10);
+const WARMUP_SECONDS = Math.min(60, SECONDS / 4);
+
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'soak', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+interface Call {
+  headers: Record<string, string>;
+  body: string;
+}
+
+function toolCall(era: 'modern' | 'legacy', args: unknown, id: number): Call {
+  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  if (era === 'legacy') {
+    return {
+      headers: { ...base, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'dagu_read', arguments: args },
+      }),
+    };
+  }
+  return {
+    headers: {
+      ...base,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'dagu_read',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'dagu_read', arguments: args, _meta: ENVELOPE },
+    }),
+  };
+}
+
+function resourceRead(uri: string, id: number): Call {
+  return {
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'resources/read',
+      'mcp-name': uri,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'resources/read', params: { uri, _meta: ENVELOPE } }),
+  };
+}
+
+/** Least-squares slope of y over x. */
+function slope(points: Array<[number, number]>): number {
+  const n = points.length;
+  if (n < 2) return Number.NaN;
+  const mx = points.reduce((sum, [x]) => sum + x, 0) / n;
+  const my = points.reduce((sum, [, y]) => sum + y, 0) / n;
+  const sxy = points.reduce((sum, [x, y]) => sum + (x - mx) * (y - my), 0);
+  const sxx = points.reduce((sum, [x]) => sum + (x - mx) ** 2, 0);
+  return sxy / sxx;
+}
+
+async function main() {
+  const { instance: dagu, seed } = await startPeerDagu();
+  const gateway = await startGatewayProcess({
+    DAGU_URL: dagu.url,
+    DAGU_API_BASE: dagu.apiBase,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    MAX_CONCURRENT_CALLS_PER_IDENTITY: '256',
+  });
+  const name = seed.dags.twoSteps;
+  const run = seed.runs.twoStepsFirst;
+  const [step] = seed.facts.twoStepsStepNames;
+  const mix: Array<(id: number) => Call> = [
+    (id) => toolCall('modern', { target: 'run', name, dagRunId: run }, id),
+    (id) => toolCall('legacy', { target: 'run', name, dagRunId: 'latest' }, id),
+    (id) => toolCall('modern', { target: 'run_logs', name, dagRunId: run, query: 'tail=50' }, id),
+    (id) => toolCall('modern', { target: 'step_log', name, dagRunId: run, stepName: step }, id),
+    (id) => toolCall('legacy', { target: 'dags' }, id),
+    (id) => toolCall('modern', { target: 'dag_spec', name }, id),
+    (id) => toolCall('modern', { target: 'runs', query: `name=${name}` }, id),
+    (id) => toolCall('modern', { target: 'reference', name: 'read-tool' }, id),
+    (id) => toolCall('legacy', { target: 'dag', name: 'no-such-dag' }, id),
+    (id) => toolCall('modern', { target: 'run', name }, id),
+    (id) => resourceRead(`dagu://runs/${name}/${run}`, id),
+    (id) => resourceRead('dagu://dags', id),
+  ];
+
+  const pool = new Pool(gateway.url, { connections: 32 });
+  const samples: Array<{ second: number; rssMiB: number; calls: number }> = [];
+  let sent = 0;
+  let answered = 0;
+  let failed = 0;
+  const started = performance.now();
+  const elapsed = () => (performance.now() - started) / 1000;
+  const sample = () =>
+    samples.push({ second: Math.round(elapsed()), rssMiB: gateway.rssMiB(), calls: answered });
+  const loadBefore = loadAverage();
+  sample();
+  const sampler = setInterval(sample, SAMPLE_SECONDS * 1000);
+  const inflight = new Set<Promise<void>>();
+  try {
+    // Open loop: calls leave on a fixed schedule whatever the answers take.
+    while (elapsed() < SECONDS) {
+      const due = Math.floor(elapsed() * RATE);
+      while (sent < due) {
+        const call = mix[sent % mix.length]!(sent);
+        sent += 1;
+        const done: Promise<void> = pool
+          .request({ path: '/mcp', method: 'POST', headers: call.headers, body: call.body })
+          .then(async (response) => {
+            await response.body.text();
+            if (response.statusCode !== 200) failed += 1;
+            answered += 1;
+          })
+          .catch(() => {
+            failed += 1;
+          })
+          .finally(() => inflight.delete(done));
+        inflight.add(done);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await Promise.all(inflight);
+    clearInterval(sampler);
+    sample();
+  } finally {
+    clearInterval(sampler);
+    await pool.close();
+    await gateway.stop();
+    await dagu.stop();
+  }
+
+  const rss = samples.map((point) => point.rssMiB);
+  const trend = slope(
+    samples
+      .filter((point) => point.second >= WARMUP_SECONDS)
+      .map((point) => [point.second / 60, point.rssMiB]),
+  );
+  console.log(
+    `\nsoak: ${SECONDS} s at ${RATE} calls/s of ${mix.length} mixed reads, Node ${process.version}`,
+  );
+  console.log(
+    `load average ${loadBefore} before, ${loadAverage()} after; ${answered} answered, ${failed} failed\n`,
+  );
+  console.log('second  RSS MiB  calls answered');
+  for (const point of samples) {
+    console.log(
+      `${String(point.second).padStart(6)}  ${point.rssMiB.toFixed(1).padStart(7)}  ${point.calls}`,
+    );
+  }
+  console.log(
+    `\nRSS start ${rss[0]!.toFixed(1)} MiB, end ${rss.at(-1)!.toFixed(1)} MiB, max ${Math.max(...rss).toFixed(1)} MiB; ` +
+      `slope after the first ${WARMUP_SECONDS} s: ${trend.toFixed(2)} MiB/min`,
+  );
+  if (failed > 0) process.exitCode = 1;
+}
+
+await main();
