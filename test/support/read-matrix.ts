@@ -8,17 +8,20 @@
  * against the SDK path), not for checking answers on their own.
  */
 import {
+  DEPRECATED_TARGET_ALIASES,
+  READ_TARGETS,
+  type ReadTarget,
+  TARGET_FIELDS,
+  type TargetField,
+} from '../../src/core/contract.ts';
+import {
   FIELD_RULES,
   QUERY_TABLE,
   QUERY_TARGETS,
   type QueryParamSpec,
   type QueryTarget,
-  TARGET_FIELDS,
-  type TargetField,
-  URI_SHAPES,
-  type UriShape,
 } from '../../src/read/input/index.ts';
-import { DEPRECATED_TARGET_ALIASES, READ_TARGETS, type ReadTarget } from '../../src/read/targets.ts';
+import { URI_SHAPES, type UriShape } from '../../src/read/uri-shapes.ts';
 import type { DaguSeed } from './dagu.ts';
 
 type Args = Record<string, unknown>;
