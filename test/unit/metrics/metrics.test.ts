@@ -20,6 +20,7 @@ const FAMILIES = [
   'mcp_gateway_api_keys_reloads_total',
   'dagu_up',
   'dagu_build_info',
+  'mcp_gateway_served_messages_total',
 ];
 
 /** `name{labels} value` lines of the exposition text, for one family. */
