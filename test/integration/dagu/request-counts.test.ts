@@ -1,0 +1,107 @@
+// How many requests each target makes to the real Dagu, counted by a recording proxy between the
+// gateway and Dagu, and pinned per target: a change that adds an upstream request to a read must change
+// this table on purpose. Counts are for the pinned Dagu generation; both are listed where they differ.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import {
+  type CapturedGateway,
+  type GatedProxy,
+  postMcp,
+  startCapturedGateway,
+  startGatedProxy,
+  toolCallBody,
+} from '../../support/auth-fixtures.ts';
+import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
+
+let dagu: TestDagu;
+let proxy: GatedProxy;
+let gateway: CapturedGateway;
+
+before(async () => {
+  dagu = await getTestDagu();
+  proxy = await startGatedProxy(dagu.url);
+  gateway = await startCapturedGateway({ DAGU_URL: proxy.url, DAGU_API_BASE: dagu.apiBase });
+});
+after(async () => {
+  await gateway?.close();
+  await proxy?.close();
+  await dagu?.stop();
+});
+
+interface Case {
+  name: string;
+  args: () => Record<string, unknown>;
+  /** Upstream requests per generation (one number: the same for both). */
+  requests: number | { 1: number; 2: number };
+}
+
+const CASES: Case[] = [
+  { name: 'references', args: () => ({ target: 'references' }), requests: 0 },
+  { name: 'reference', args: () => ({ target: 'reference', name: 'read-tool' }), requests: 0 },
+  { name: 'dags', args: () => ({ target: 'dags' }), requests: 1 },
+  { name: 'dag', args: () => ({ target: 'dag', name: dagu.seed.dags.twoSteps }), requests: 1 },
+  { name: 'dag_spec', args: () => ({ target: 'dag_spec', name: dagu.seed.dags.twoSteps }), requests: 1 },
+  { name: 'runs', args: () => ({ target: 'runs' }), requests: 1 },
+  { name: 'runs of a DAG', args: () => ({ target: 'runs', query: `name=${dagu.seed.dags.twoSteps}` }), requests: 1 },
+  {
+    name: 'run',
+    args: () => ({ target: 'run', name: dagu.seed.dags.twoSteps, dagRunId: dagu.seed.runs.twoStepsFirst }),
+    requests: 1,
+  },
+  {
+    name: 'run latest',
+    args: () => ({ target: 'run', name: dagu.seed.dags.twoSteps, dagRunId: 'latest' }),
+    requests: 1,
+  },
+  {
+    name: 'run of a sub run',
+    args: () => ({
+      target: 'run',
+      name: dagu.seed.dags.parent,
+      dagRunId: dagu.seed.runs.parent,
+      subRunId: dagu.seed.runs.childSub,
+    }),
+    requests: 1,
+  },
+  {
+    name: 'run_logs',
+    args: () => ({ target: 'run_logs', name: dagu.seed.dags.twoSteps, dagRunId: dagu.seed.runs.twoStepsFirst }),
+    requests: 2,
+  },
+  {
+    name: 'step_log',
+    args: () => ({
+      target: 'step_log',
+      name: dagu.seed.dags.twoSteps,
+      dagRunId: dagu.seed.runs.twoStepsFirst,
+      stepName: dagu.seed.facts.twoStepsStepNames[0],
+    }),
+    requests: 1,
+  },
+  {
+    name: 'a DAG that does not exist',
+    args: () => ({ target: 'dag_spec', name: 'no-such-dag' }),
+    requests: 2,
+  },
+  { name: 'invalid input', args: () => ({ target: 'run', name: 'x' }), requests: 0 },
+];
+
+test('each target makes the pinned number of Dagu requests', async () => {
+  const generation = dagu.generation;
+  const actual: Record<string, { requests: number; routes: string[] }> = {};
+  const expected: Record<string, { requests: number; routes: string[] }> = {};
+  for (const testCase of CASES) {
+    const before = proxy.requests.length;
+    const answer = await postMcp(gateway.mcpUrl, {}, toolCallBody(testCase.args()));
+    assert.equal(answer.status, 200, testCase.name);
+    const made = proxy.requests.slice(before).map((request) => request.rawUrl.split('?')[0]!);
+    const want = typeof testCase.requests === 'number' ? testCase.requests : testCase.requests[generation];
+    actual[testCase.name] = { requests: made.length, routes: made };
+    expected[testCase.name] = { requests: want, routes: made };
+  }
+  console.log(`Dagu requests per read (generation ${generation}):`);
+  for (const [name, { requests, routes }] of Object.entries(actual)) {
+    console.log(`  ${name.padEnd(28)} ${requests}  ${routes.join(' ')}`);
+  }
+  assert.deepEqual(actual, expected);
+});
