@@ -16,12 +16,24 @@ import {
 } from '../../src/core/contract.ts';
 import {
   FIELD_RULES,
+  isQueryTarget,
   QUERY_TABLE,
   QUERY_TARGETS,
-  type QueryParamSpec,
   type QueryTarget,
 } from '../../src/read/input/index.ts';
-import { URI_SHAPES, type UriShape } from '../../src/read/uri-shapes.ts';
+import type { QueryParamSpec } from '../../src/read/query-params.ts';
+import { TARGET_DEFINITIONS } from '../../src/read/targets/index.ts';
+import { SHAPE_TABLE, type UriShape } from '../../src/read/uri-shapes.ts';
+
+/** The query table a URI shape follows: its target's, when that target takes a query. */
+function queryTargetOf(shape: UriShape): QueryTarget | undefined {
+  for (const target of READ_TARGETS) {
+    const shapes: readonly UriShape[] = TARGET_DEFINITIONS[target].uri?.shapes ?? [];
+    if (shapes.includes(shape)) return isQueryTarget(target) ? target : undefined;
+  }
+  return undefined;
+}
+
 import type { DaguSeed } from './dagu.ts';
 
 type Args = Record<string, unknown>;
@@ -172,10 +184,11 @@ export function readInputMatrix(seed: DaguSeed): ReadMatrix {
     for (const query of queries(target)) tool.push({ ...base, query });
   }
   const uris: string[] = [...MALFORMED_URIS];
-  for (const shape of URI_SHAPES) {
+  for (const shape of SHAPE_TABLE) {
     const uri = uriFor(shape, seed);
     uris.push(uri, `${uri}/`, `${uri}?`, `${uri}?unknown=1`);
-    if (shape.query !== undefined) for (const query of queries(shape.query)) uris.push(`${uri}?${query}`);
+    const queryTarget = queryTargetOf(shape);
+    if (queryTarget !== undefined) for (const query of queries(queryTarget)) uris.push(`${uri}?${query}`);
   }
   for (const uri of uris) tool.push({ uri });
   tool.push({ uri: 7 }, { uri: 'dagu://dags', limit: 1 }, {}, 'a string', [1, 2], null, 42, true);

@@ -42,7 +42,11 @@ const CASES: Case[] = [
   { name: 'dag', args: () => ({ target: 'dag', name: dagu.seed.dags.twoSteps }), requests: 1 },
   { name: 'dag_spec', args: () => ({ target: 'dag_spec', name: dagu.seed.dags.twoSteps }), requests: 1 },
   { name: 'runs', args: () => ({ target: 'runs' }), requests: 1 },
-  { name: 'runs of a DAG', args: () => ({ target: 'runs', query: `name=${dagu.seed.dags.twoSteps}` }), requests: 1 },
+  {
+    name: 'runs of a DAG',
+    args: () => ({ target: 'runs', query: `name=${dagu.seed.dags.twoSteps}` }),
+    requests: 1,
+  },
   {
     name: 'run',
     args: () => ({ target: 'run', name: dagu.seed.dags.twoSteps, dagRunId: dagu.seed.runs.twoStepsFirst }),
@@ -65,7 +69,11 @@ const CASES: Case[] = [
   },
   {
     name: 'run_logs',
-    args: () => ({ target: 'run_logs', name: dagu.seed.dags.twoSteps, dagRunId: dagu.seed.runs.twoStepsFirst }),
+    args: () => ({
+      target: 'run_logs',
+      name: dagu.seed.dags.twoSteps,
+      dagRunId: dagu.seed.runs.twoStepsFirst,
+    }),
     requests: 2,
   },
   {

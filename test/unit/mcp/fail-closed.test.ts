@@ -8,6 +8,7 @@ import type { OperationRecord } from '../../../src/mcp/operations.ts';
 import { createMcpEndpoint } from '../../../src/mcp/server.ts';
 import { createMetrics } from '../../../src/metrics/metrics.ts';
 import { createOperationObserver } from '../../../src/observe.ts';
+import type { CompletionService } from '../../../src/read/completion.ts';
 import type { ReadService } from '../../../src/read/service.ts';
 
 function neverCalledReads(): ReadService & { calls: number } {
@@ -20,6 +21,17 @@ function neverCalledReads(): ReadService & { calls: number } {
     readUri: async () => {
       service.calls += 1;
       throw new Error('the read service must not be reached without a caller context');
+    },
+  };
+  return service;
+}
+
+function neverCalledCompletions(): CompletionService & { calls: number } {
+  const service = {
+    calls: 0,
+    complete: async () => {
+      service.calls += 1;
+      throw new Error('completions must not be computed without a caller context');
     },
   };
   return service;
@@ -42,12 +54,14 @@ async function post(endpoint: ReturnType<typeof createMcpEndpoint>, body: unknow
 }
 
 describe('no per-call context', () => {
-  test('tools/call and resources/read are refused as unauthorized; the read service is never reached', async () => {
+  test('tools/call, resources/read and completion/complete are refused; nothing behind them is reached', async () => {
     const reads = neverCalledReads();
+    const completions = neverCalledCompletions();
     const records: OperationRecord[] = [];
     const endpoint = createMcpEndpoint({
       version: 'test',
       reads,
+      completions,
       observe: (record) => records.push(record),
       maxRequestBodySize: 65536,
     });
@@ -67,12 +81,23 @@ describe('no per-call context', () => {
         params: { uri: 'dagu://dags' },
       });
       assert.equal((resource.error!.data as { code: string }).code, 'unauthorized');
+      await post(endpoint, {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'completion/complete',
+        params: {
+          ref: { type: 'ref/resource', uri: 'dagu://dags/{name}/spec' },
+          argument: { name: 'name', value: 'tw' },
+        },
+      });
       assert.equal(reads.calls, 0);
+      assert.equal(completions.calls, 0);
       assert.deepEqual(
         records.map((record) => [record.method, record.request, record.outcome.ok]),
         [
           ['tools/call', undefined, false],
           ['resources/read', undefined, false],
+          ['completion/complete', undefined, false],
         ],
       );
     } finally {
