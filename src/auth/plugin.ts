@@ -176,11 +176,13 @@ async function authPluginImpl(app: FastifyInstance, options: AuthPluginOptions):
         );
       }
       active.set(key, running + calls);
+      metrics?.inflight(calls);
       // Every call of a batch counts toward the rate.
       for (let call = 0; call < calls; call += 1) {
         const result = await rateLimit(request);
         if (!result.isAllowed && result.isExceeded) {
           release(key, calls);
+          metrics?.inflight(-calls);
           return refuse(
             request,
             reply,
@@ -190,7 +192,6 @@ async function authPluginImpl(app: FastifyInstance, options: AuthPluginOptions):
           );
         }
       }
-      metrics?.inflight(calls);
       // 'close' fires once the response ends or the client goes away, hijacked replies included.
       reply.raw.once('close', () => {
         release(key, calls);

@@ -340,6 +340,10 @@ export async function startGatedProxy(target: string): Promise<GatedProxy> {
   };
 }
 
+/** Requests that reached Dagu through the proxy for reads: the background readiness probe is not one. */
+export const readsThrough = (proxy: GatedProxy, apiBase: string): number =>
+  proxy.requests.filter((request) => request.rawUrl.split('?')[0] !== `${apiBase}/health`).length;
+
 // ---- Prometheus text --------------------------------------------------------------------------
 
 export interface Sample {

@@ -84,8 +84,32 @@ const CASES: Case[] = [
       dagRunId: dagu.seed.runs.twoStepsFirst,
       stepName: dagu.seed.facts.twoStepsStepNames[0],
     }),
+    // Dagu serves one stream per call: stdout and stderr are two requests, made in parallel.
+    requests: 2,
+  },
+  {
+    name: 'step_log, one stream',
+    args: () => ({
+      target: 'step_log',
+      name: dagu.seed.dags.twoSteps,
+      dagRunId: dagu.seed.runs.twoStepsFirst,
+      stepName: dagu.seed.facts.twoStepsStepNames[0],
+      query: 'stream=stderr',
+    }),
     requests: 1,
   },
+  {
+    name: 'dag_search (2.x)',
+    args: () => ({ target: 'dag_search', search: 'step' }),
+    requests: { 1: 0, 2: 1 },
+  },
+  { name: 'wiki (2.x)', args: () => ({ target: 'wiki' }), requests: { 1: 0, 2: 1 } },
+  {
+    name: 'wiki_search (2.x)',
+    args: () => ({ target: 'wiki_search', search: 'x' }),
+    requests: { 1: 0, 2: 1 },
+  },
+  // The 404 is followed by the DAG list that feeds the "did you mean" suggestions.
   {
     name: 'a DAG that does not exist',
     args: () => ({ target: 'dag_spec', name: 'no-such-dag' }),
@@ -102,7 +126,11 @@ test('each target makes the pinned number of Dagu requests', async () => {
     const before = proxy.requests.length;
     const answer = await postMcp(gateway.mcpUrl, {}, toolCallBody(testCase.args()));
     assert.equal(answer.status, 200, testCase.name);
-    const made = proxy.requests.slice(before).map((request) => request.rawUrl.split('?')[0]!);
+    // The readiness probe runs in the background; it is no read's request.
+    const made = proxy.requests
+      .slice(before)
+      .map((request) => request.rawUrl.split('?')[0]!)
+      .filter((path) => path !== `${dagu.apiBase}/health`);
     const want = typeof testCase.requests === 'number' ? testCase.requests : testCase.requests[generation];
     actual[testCase.name] = { requests: made.length, routes: made };
     expected[testCase.name] = { requests: want, routes: made };

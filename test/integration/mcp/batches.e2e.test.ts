@@ -13,6 +13,7 @@ import {
   metricSum,
   newApiKey,
   postMcp,
+  readsThrough,
   scrape,
   startCapturedGateway,
   startGatedProxy,
@@ -84,14 +85,14 @@ describe('batches and the concurrency cap (MAX_CONCURRENT_CALLS_PER_IDENTITY=4)'
       const batch = postBatch(gateway.mcpUrl, KEY, [runCall(1), runCall(2), runCall(3)]);
       await proxy.held(3);
       assert.equal(await inflight(), 3);
-      const forwarded = proxy.requests.length;
+      const forwarded = readsThrough(proxy, dagu.apiBase);
       const refused = await postBatch(gateway.mcpUrl, KEY, [runCall(4), runCall(5)]);
       assert.equal(refused.status, 429);
       assert.equal(refused.headers.get('retry-after'), '1');
       const body = refused.json() as { code: string; message: string };
       assert.equal(body.code, 'rate_limited');
       assert.match(body.message, /the batch holds 2 calls, 1 of at most 4 are free/);
-      assert.equal(proxy.requests.length, forwarded, 'no call of the refused batch reached Dagu');
+      assert.equal(readsThrough(proxy, dagu.apiBase), forwarded, 'no call of the refused batch reached Dagu');
       assert.equal(gateway.auditLines().at(-1)?.reason, 'concurrency');
       // The last free slot still serves a single call, and other callers are not affected.
       assert.equal((await postMcp(gateway.mcpUrl, bearer(KEY))).status, 200);
@@ -115,7 +116,7 @@ describe('batches and the concurrency cap (MAX_CONCURRENT_CALLS_PER_IDENTITY=4)'
   });
 
   test('a batch that holds more calls than the cap never runs any of them', async () => {
-    const forwarded = proxy.requests.length;
+    const forwarded = readsThrough(proxy, dagu.apiBase);
     const audited = gateway.auditLines().length;
     const refused = await postBatch(
       gateway.mcpUrl,
@@ -124,7 +125,7 @@ describe('batches and the concurrency cap (MAX_CONCURRENT_CALLS_PER_IDENTITY=4)'
     );
     assert.equal(refused.status, 429);
     assert.match((refused.json() as { message: string }).message, /the batch holds 5 calls, 4 of at most 4/);
-    assert.equal(proxy.requests.length, forwarded);
+    assert.equal(readsThrough(proxy, dagu.apiBase), forwarded);
     const lines = gateway.auditLines().slice(audited);
     assert.deepEqual(
       lines.map((line) => line.event),
@@ -196,7 +197,7 @@ describe('batches and protocol revisions', () => {
 
   for (const version of ['2025-06-18', '2025-11-25', '2026-07-28']) {
     test(`MCP-Protocol-Version ${version}: a batch body is a JSON-RPC error, and nothing runs`, async () => {
-      const forwarded = proxy.requests.length;
+      const forwarded = readsThrough(proxy, dagu.apiBase);
       const answer = await postBatch(gateway.mcpUrl, KEY, [runCall(1), runCall(2)], version);
       assert.equal(answer.status, 400);
       const body = answer.json() as {
@@ -208,7 +209,7 @@ describe('batches and protocol revisions', () => {
       assert.equal(body.id, null);
       assert.equal(body.error.code, -32600);
       assert.match(body.error.message, new RegExp(`revision ${version} has no JSON-RPC batches`));
-      assert.equal(proxy.requests.length, forwarded);
+      assert.equal(readsThrough(proxy, dagu.apiBase), forwarded);
       // A batch of one is still a batch under these revisions.
       assert.equal((await postBatch(gateway.mcpUrl, KEY, [runCall(3)], version)).status, 400);
     });
