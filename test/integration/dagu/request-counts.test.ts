@@ -98,11 +98,7 @@ const CASES: Case[] = [
     }),
     requests: 1,
   },
-  {
-    name: 'dag_search (2.x)',
-    args: () => ({ target: 'dag_search', search: 'step' }),
-    requests: { 1: 0, 2: 1 },
-  },
+  { name: 'dag_search', args: () => ({ target: 'dag_search', search: 'step' }), requests: 1 },
   { name: 'wiki (2.x)', args: () => ({ target: 'wiki' }), requests: { 1: 0, 2: 1 } },
   {
     name: 'wiki_search (2.x)',
