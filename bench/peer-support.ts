@@ -19,15 +19,9 @@ export interface PeerDagu {
   seed: DaguSeed;
 }
 
-/** The rig's Dagu, started and seeded; the peer comparison needs Dagu 2.x (its own `/mcp`). */
+/** The rig's Dagu 2.x (the peer comparison needs its own `/mcp`), started and seeded. */
 export async function startPeerDagu(): Promise<PeerDagu> {
-  const instance = await startDagu();
-  if (instance.generation !== 2) {
-    await instance.stop();
-    throw new Error(
-      `this benchmark needs Dagu 2.x (its own /mcp is the peer); the rig started generation ${instance.generation}`,
-    );
-  }
+  const instance = await startDagu({ generation: 2 });
   return { instance, seed: await seedDagu(instance) };
 }
 
