@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import type { GatewayConfig } from '../config.ts';
 import { DaguError } from './errors.ts';
+import { canName } from './names.ts';
 import type { DaguClient, DaguRequest, DaguResponse } from './types.ts';
 
 /**
@@ -66,12 +67,16 @@ export function isPathStructure(value: string): boolean {
   );
 }
 
-/** Expands a route template; throws a `refused_path` DaguError for a value that cannot name anything. */
+/**
+ * Expands a route template; throws a `refused_path` DaguError, before any request, for a value that
+ * cannot name anything: path structure, or a DAG name, run id or step name outside Dagu's rules.
+ */
 export function expandRoute(route: string, params: Readonly<Record<string, string>> = {}): string {
   return route.replace(PARAM, (_match, key: string) => {
     const value = params[key];
     if (value === undefined) throw new Error(`dagu client: no value for {${key}} in ${route}`);
-    if (isPathStructure(value)) {
+    // Path structure, or a name Dagu's own rules do not allow (src/dagu/names.ts): nothing to ask for.
+    if (isPathStructure(value) || !canName(key, value)) {
       const noun = PARAM_NOUNS[key] ?? key;
       throw new DaguError('refused_path', `The ${noun} ${shownValue(value)} does not exist.`);
     }

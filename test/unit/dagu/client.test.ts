@@ -52,9 +52,42 @@ describe('Dagu client: escaping and the path-structure rule (request-recording s
     ];
     for (const [value, escaped] of cases) {
       const before = server.requests.length;
-      await client.get({ route: '/dags/{fileName}/spec', params: { fileName: value } });
+      // A step name may hold any of these (a DAG name or run id could not: see the next test).
+      await client.get({
+        route: '/dag-runs/{name}/{dagRunId}/steps/{stepName}/log',
+        params: { name: 'd', dagRunId: 'r', stepName: value },
+      });
       assert.equal(server.requests.length, before + 1);
-      assert.equal(server.requests.at(-1)?.rawUrl, `/api/v1/dags/${escaped}/spec`);
+      assert.equal(server.requests.at(-1)?.rawUrl, `/api/v1/dag-runs/d/r/steps/${escaped}/log`);
+    }
+  });
+
+  it('refuses, without a request, DAG names, run ids and step names outside Dagu’s rules', async () => {
+    const cases: Array<[string, Record<string, string>, RegExp]> = [
+      ['/dags/{fileName}/spec', { fileName: 'a b' }, /^The DAG "a b" does not exist\.$/],
+      ['/dags/{fileName}/spec', { fileName: 'x'.repeat(41) }, /^The DAG "x+" does not exist\.$/],
+      [
+        '/dag-runs/{name}/{dagRunId}',
+        { name: 'ok', dagRunId: 'run.1' },
+        /^The DAG-run "run\.1" does not exist\.$/,
+      ],
+      [
+        '/dag-runs/{name}/{dagRunId}/sub-dag-runs/{subDAGRunId}',
+        { name: 'ok', dagRunId: 'r', subDAGRunId: 'sub run' },
+        /^The sub DAG-run "sub run" does not exist\.$/,
+      ],
+      [
+        '/dag-runs/{name}/{dagRunId}/steps/{stepName}/log',
+        { name: 'ok', dagRunId: 'r', stepName: 'x'.repeat(256) },
+        /^The step "x+…" does not exist\.$/,
+      ],
+    ];
+    for (const [route, params, message] of cases) {
+      const before = server.requests.length;
+      const error = await rejection(client.get({ route, params }));
+      assert.equal(error.code, 'resource_not_found');
+      assert.match(error.message, message);
+      assert.equal(server.requests.length, before, `no request for ${JSON.stringify(params)}`);
     }
   });
 
@@ -132,7 +165,10 @@ describe('Dagu client: escaping and the path-structure rule (request-recording s
     for (const value of ['...', '.hidden', 'a..b', '100%', '50%off', '%zz', '😀', 'x'.repeat(10_000)]) {
       assert.equal(isPathStructure(value), false, JSON.stringify(value).slice(0, 40));
     }
-    assert.equal(expandRoute('/dags/{fileName}', { fileName: '100%' }), '/dags/100%25');
+    assert.equal(
+      expandRoute('/dag-runs/a/b/steps/{stepName}', { stepName: '100%' }),
+      '/dag-runs/a/b/steps/100%25',
+    );
   });
 
   it('cuts long values short in the not-found message', async () => {
