@@ -275,7 +275,13 @@ const readRuns: TargetHandler = async (request, deps, call) => {
   }
   const labelled =
     plan.local.labels === undefined ? undefined : await dagsWithLabels(scope, plan.local.labels);
-  const { body, status } = await fetchOk(scope, { route: '/dag-runs', query: plan.upstream });
+  // Everything sent to the list route comes from `query`, so a refusal (Dagu 2.x: 400 "invalid query
+  // cursor") is about that field.
+  const { body, status } = await fetchOk(
+    scope,
+    { route: '/dag-runs', query: plan.upstream },
+    { field: 'query' },
+  );
   const readable = list(body.dagRuns, 'dagRuns')
     .map((summary) => runListItem(object(summary, 'a DAG-run summary')))
     .filter((item) => call.access.canReadDag(item.name));

@@ -7,9 +7,13 @@ import {
   nodesInExecutionOrder,
   redactLogPaths,
   runListItem,
+  runTargets,
 } from '../../../../src/read/targets/runs.ts';
+import type { ResolvedRead } from '../../../../src/read/types.ts';
 import { EMPTY_LOG, parseLogBody } from '../../../../src/read/upstream/log.ts';
 import { details2x, LOGS, node2x, summary2x } from '../../../support/dagu2-bodies.ts';
+import { depsOf, fakeDagu, OPEN } from '../../../support/read-deps.ts';
+import { rejectsWith } from '../../../support/read-errors.ts';
 
 describe('runs mapping (Dagu 2.x DAGRunSummary / DAGRunDetails shapes)', () => {
   it('run list item: canonical URI, UTC millisecond timestamps, no empty timestamps', () => {
@@ -159,5 +163,31 @@ describe('runs mapping (Dagu 2.x DAGRunSummary / DAGRunDetails shapes)', () => {
     assert.deepEqual(logRootsOf({ log: `${LOGS}/a/dag-run_x/file.log`, nodes: [] }), [LOGS]);
     assert.deepEqual(logRootsOf({ log: '/x/file.log', nodes: null }), []);
     assert.equal(redactLogPaths(`see ${LOGS}/a/b.log and /etc/x`, [LOGS]), 'see <dagu-logs> and /etc/x');
+  });
+});
+
+describe('runs handler', () => {
+  it('Dagu 2.x refusing the list query (a cursor of other filters) is invalid_tool_input on query', async () => {
+    const dagu = fakeDagu(2, () => ({
+      status: 400,
+      body: {
+        code: 'bad_request',
+        message: 'invalid query cursor: cursor does not match the current filters',
+      },
+    }));
+    const raw = 'limit=2&name=fails&cursor=abc';
+    const request: ResolvedRead = {
+      mode: 'target',
+      target: 'runs',
+      fields: {},
+      query: { raw, params: raw.split('&').map((pair) => pair.split('=') as [string, string]) },
+    };
+    const error = await rejectsWith(
+      runTargets.runs.handle(request, depsOf(dagu), OPEN),
+      'invalid_tool_input',
+    );
+    assert.equal(error.field, 'query');
+    assert.match(error.message, /invalid query cursor/);
+    assert.equal(dagu.calls.length, 1);
   });
 });
