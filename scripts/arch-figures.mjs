@@ -33,8 +33,11 @@ export const LAYERS = [
  * Target modules must not import each other.
  */
 export const TARGET_MODULE_DIR = 'read/targets';
-/** The one module allowed to compare Dagu generations. */
-export const DIALECT = 'dagu/dialect.ts';
+/**
+ * The modules allowed to compare Dagu generations: the dialect (every 1.x/2.x difference) and the
+ * detection of which dialect a Dagu speaks (DAGU_API_BASE=auto).
+ */
+export const DIALECT_MODULES = new Set(['dagu/dialect.ts', 'dagu/detect.ts']);
 
 export const TARGET_HELPERS = new Set(['index.ts']);
 
@@ -102,7 +105,7 @@ export function computeFigures() {
     const text = readFileSync(file, 'utf8');
     lines[key] = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
     // Every difference between the Dagu generations belongs in the dialect module.
-    if (key !== DIALECT) {
+    if (!DIALECT_MODULES.has(key)) {
       for (const match of text.matchAll(/generation\s*[!=]==|[!=]==\s*\S*generation\b/g)) {
         versionChecks.push(`${key}:${text.slice(0, match.index).split('\n').length}`);
       }

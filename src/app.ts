@@ -10,7 +10,7 @@ import { createDaguClient } from './dagu/client.ts';
 import type { DaguClient } from './dagu/types.ts';
 import { installStrictJsonParser } from './http/body.ts';
 import { installErrorHandlers } from './http/errors.ts';
-import { createDaguReadiness, type DaguReadiness, daguHealthProbe, healthRoutes } from './http/health.ts';
+import { createDaguReadiness, type DaguReadiness, healthRoutes } from './http/health.ts';
 import { mcpRoute } from './http/mcp-route.ts';
 import { advertisedAuthorizationServers, protectedResourceRoutes } from './http/protected-resource.ts';
 import { hostOriginHook } from './http/security.ts';
@@ -85,7 +85,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     },
   });
   readiness = createDaguReadiness({
-    probe: daguHealthProbe(dagu),
+    probe: (signal) => dagu.probe(signal),
     url: config.dagu.url,
     log: app.log,
     timeoutMs: config.readiness.probeTimeoutMs,

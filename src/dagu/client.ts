@@ -1,5 +1,7 @@
 import { Pool } from 'undici';
 import type { GatewayConfig } from '../config.ts';
+import type { HealthAnswer } from './detect.ts';
+import { createDialectFinder } from './dialect-finder.ts';
 import { DaguError } from './errors.ts';
 import { canName } from './names.ts';
 import type { DaguClient, DaguRequest, DaguResponse } from './types.ts';
@@ -89,10 +91,7 @@ function queryString(query: DaguRequest['query']): string {
   return `?${query.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&')}`;
 }
 
-/** Dagu 1.x serves its current REST API under `/api/v2`; Dagu 2.x under `/api/v1`. */
-export function generationOf(apiBase: string): 1 | 2 {
-  return /\/api\/v2\/?$/.test(apiBase) ? 1 : 2;
-}
+export { generationOf } from './detect.ts';
 
 const isTimeoutReason = (reason: unknown) => reason instanceof Error && reason.name === 'TimeoutError';
 
@@ -116,7 +115,7 @@ async function readBody(body: AsyncIterable<Uint8Array>): Promise<string> {
 
 export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClientHooks = {}): DaguClient {
   const base = new URL(config.url);
-  const prefix = `${base.pathname.replace(/\/+$/, '')}${config.apiBase}`;
+  const basePath = base.pathname.replace(/\/+$/, '');
   const pool = new Pool(base.origin, {
     connections: 32,
     keepAliveTimeout: 10_000,
@@ -128,15 +127,18 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
   };
   if (config.token !== undefined) headers.authorization = `Bearer ${config.token}`;
 
-  async function get(request: DaguRequest): Promise<DaguResponse> {
-    // Path-structure values fail here, before any connection is used.
-    const path = `${prefix}${expandRoute(request.route, request.params)}${queryString(request.query)}`;
+  /** One GET of a full path: the status and the body text. Transport failures are DaguErrors. */
+  async function send(
+    route: string,
+    path: string,
+    callerSignal?: AbortSignal,
+  ): Promise<{ status: number; text: string }> {
     const timeout = AbortSignal.timeout(config.timeoutMs);
-    const signal = request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]);
+    const signal = callerSignal === undefined ? timeout : AbortSignal.any([timeout, callerSignal]);
     const started = performance.now();
     let outcome: number | 'error' = 'error';
     const cancelled = (cause: unknown): DaguError => {
-      const timedOut = timeout.aborted || isTimeoutReason(request.signal?.reason);
+      const timedOut = timeout.aborted || isTimeoutReason(callerSignal?.reason);
       return timedOut
         ? new DaguError('timeout', 'Dagu did not answer in time.', { cause })
         : new DaguError('cancelled', 'The read was cancelled before Dagu answered.', { cause });
@@ -147,6 +149,7 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
         response = await pool.request({ method: 'GET', path, headers, signal });
       } catch (error) {
         if (signal.aborted) throw cancelled(error);
+        finder.distrust();
         throw new DaguError('unreachable', 'Dagu is unreachable.', { cause: error });
       }
       const status = response.statusCode;
@@ -165,37 +168,59 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
         );
       }
       outcome = status;
-      if (text.trim() === '') return { status, body: undefined };
-      try {
-        return { status, body: JSON.parse(text) as unknown };
-      } catch (error) {
-        // Dagu answers some errors (parameter binding, redirects) as plain text; that text is kept for the
-        // error mapping. A success answer must be JSON.
-        if (status >= 300) return { status, body: text };
-        throw new DaguError('bad_body', 'Dagu returned a malformed response (not JSON).', {
-          upstreamStatus: status,
-          cause: error,
-        });
-      }
+      return { status, text };
     } finally {
-      hooks.onUpstream?.(request.route, outcome, (performance.now() - started) / 1000);
+      hooks.onUpstream?.(route, outcome, (performance.now() - started) / 1000);
+    }
+  }
+
+  /** The health route under one REST base, its body read leniently (Dagu 2.x answers `/api/v2/health` with HTML). */
+  async function askHealth(apiBase: string, signal?: AbortSignal): Promise<HealthAnswer> {
+    const { status, text } = await send('/health', `${basePath}${apiBase}/health`, signal);
+    try {
+      const json: unknown = JSON.parse(text);
+      if (json !== null && typeof json === 'object' && !Array.isArray(json)) {
+        return { status, json: json as Record<string, unknown> };
+      }
+    } catch {
+      // Not JSON: not Dagu's REST API under this base.
+    }
+    return { status };
+  }
+
+  const finder = createDialectFinder(config.apiBase, askHealth);
+
+  async function get(request: DaguRequest): Promise<DaguResponse> {
+    // Path-structure values and names Dagu cannot hold fail here, before any connection is used.
+    const target = `${expandRoute(request.route, request.params)}${queryString(request.query)}`;
+    const { apiBase } = await finder.resolve(request.signal);
+    const { status, text } = await send(request.route, `${basePath}${apiBase}${target}`, request.signal);
+    if (text.trim() === '') return { status, body: undefined };
+    try {
+      return { status, body: JSON.parse(text) as unknown };
+    } catch (error) {
+      // Dagu answers some errors (parameter binding, redirects) as plain text; that text is kept for the
+      // error mapping. A success answer must be JSON.
+      if (status >= 300) return { status, body: text };
+      throw new DaguError('bad_body', 'Dagu returned a malformed response (not JSON).', {
+        upstreamStatus: status,
+        cause: error,
+      });
     }
   }
 
   return {
-    generation: generationOf(config.apiBase),
+    get generation() {
+      return finder.known?.generation ?? 2;
+    },
     get,
+    async ready(signal?: AbortSignal): Promise<void> {
+      await finder.resolve(signal);
+    },
+    probe: (signal) => finder.probe(signal),
     async ping(signal?: AbortSignal): Promise<boolean> {
-      try {
-        // `/health` exists in both generations (1.x `/api/v2/health`, 2.x `/api/v1/health`).
-        const response = await get(
-          signal === undefined ? { route: '/health' } : { route: '/health', signal },
-        );
-        const body = response.body as { status?: unknown } | undefined;
-        return response.status === 200 && body?.status !== 'unhealthy';
-      } catch {
-        return false;
-      }
+      const probed = await finder.probe(signal ?? AbortSignal.timeout(config.timeoutMs));
+      return probed.reachable && probed.problem === undefined;
     },
     async close(): Promise<void> {
       await pool.close();

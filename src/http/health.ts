@@ -1,22 +1,12 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { DaguProbeResult } from '../dagu/types.ts';
+
+export type { DaguProbeResult };
 
 /** A readiness check that is cheap and local (no network): evaluated on every `/readyz`. */
 export interface ReadinessCheck {
   name: string;
   check(signal?: AbortSignal): Promise<{ ok: boolean; detail?: string }>;
-}
-
-/** What one probe of Dagu's health route found. */
-export interface DaguProbeResult {
-  reachable: boolean;
-  /** Why Dagu is not usable (when `reachable` is false), in words an operator can act on. */
-  detail?: string;
-  /** The version Dagu reports on its health route. */
-  version?: string;
-  /** The REST base in use (`/api/v1` for Dagu 2.x, `/api/v2` for 1.x). */
-  apiBase?: string;
-  /** The REST dialect in use: the Dagu generation it belongs to. */
-  generation?: 1 | 2;
 }
 
 export type DaguProbe = (signal: AbortSignal) => Promise<DaguProbeResult>;
@@ -70,6 +60,11 @@ export function displayUrl(url: string): string {
   }
 }
 
+type ReadinessState = 'ready' | 'unreachable' | 'unusable';
+
+const stateOf = (probe: DaguProbeResult): ReadinessState =>
+  !probe.reachable ? 'unreachable' : probe.problem === undefined ? 'ready' : 'unusable';
+
 /** A probe never runs more often than this in response to observed outcomes. */
 const MIN_OBSERVED_GAP_MS = 250;
 
@@ -88,13 +83,25 @@ export function createDaguReadiness(options: DaguReadinessOptions): DaguReadines
   let closed = false;
 
   const report = (previous: DaguReadinessSnapshot | undefined, next: DaguReadinessSnapshot) => {
-    if (next.reachable && previous?.reachable !== true) {
-      const facts = { dagu: url, version: next.version, apiBase: next.apiBase };
-      options.log.info(facts, previous === undefined ? 'Dagu found' : 'Dagu is reachable again');
-    } else if (!next.reachable && previous?.reachable !== false) {
+    const was = previous === undefined ? undefined : stateOf(previous);
+    const now = stateOf(next);
+    const facts = { dagu: url, version: next.version, apiBase: next.apiBase };
+    if (now === was) {
+      if (now === 'ready' && previous?.apiBase !== next.apiBase)
+        options.log.info(facts, 'Dagu REST dialect changed');
+      return;
+    }
+    if (now === 'ready') {
+      options.log.info(facts, was === undefined ? 'Dagu found' : 'Dagu is reachable again');
+    } else if (now === 'unreachable') {
       options.log.warn(
         { dagu: url, reason: next.detail },
         'Dagu is unreachable; /readyz answers 503 until it is back',
+      );
+    } else {
+      options.log.warn(
+        { ...facts, reason: next.problem },
+        'Dagu answers but cannot be used; /readyz answers 503',
       );
     }
   };
@@ -195,8 +202,13 @@ export async function healthRoutes(
         }
       }),
     );
+    const daguProblem = dagu.reachable ? dagu.problem : (dagu.detail ?? 'Dagu is unreachable');
     const checks = [
-      { name: 'dagu', ok: dagu.reachable, ...(dagu.detail === undefined ? {} : { detail: dagu.detail }) },
+      {
+        name: 'dagu',
+        ok: daguProblem === undefined,
+        ...(daguProblem === undefined ? {} : { detail: daguProblem }),
+      },
       ...local,
     ];
     const failed = checks.filter((check) => !check.ok);
@@ -210,43 +222,4 @@ export async function healthRoutes(
     };
     return reply.code(failed.length === 0 ? 200 : 503).send(body);
   });
-}
-
-interface HealthClient {
-  get(request: { route: string; signal?: AbortSignal }): Promise<{ status: number; body: unknown }>;
-}
-
-/** The errno-style code of a transport failure (`ECONNREFUSED`, …), when the cause chain has one. */
-function causeCode(error: unknown): string | undefined {
-  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; depth++) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && code !== '') return code;
-    cause = cause.cause;
-  }
-  return undefined;
-}
-
-/** Probes Dagu's health route through the gateway's own client (same base, token and pool as reads). */
-export function daguHealthProbe(client: HealthClient): DaguProbe {
-  return async (signal) => {
-    try {
-      const { status, body } = await client.get({ route: '/health', signal });
-      const health = (typeof body === 'object' && body !== null ? body : {}) as {
-        status?: unknown;
-        version?: unknown;
-      };
-      const version = typeof health.version === 'string' ? { version: health.version } : {};
-      if (status !== 200) {
-        return { reachable: false, detail: `Dagu answered its health route with HTTP ${status}`, ...version };
-      }
-      if (health.status === 'unhealthy') {
-        return { reachable: false, detail: 'Dagu reports itself unhealthy', ...version };
-      }
-      return { reachable: true, ...version };
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const code = causeCode(error instanceof Error ? error.cause : undefined);
-      return { reachable: false, detail: code === undefined ? message : `${message} (${code})` };
-    }
-  };
 }

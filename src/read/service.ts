@@ -26,6 +26,9 @@ export interface ReadService {
   readUri(uri: string, call: CallContext): Promise<ReadOutcome>;
 }
 
+/** Targets served without Dagu. */
+const WITHOUT_DAGU: ReadonlySet<ReadTarget> = new Set(['references', 'reference', 'workbook']);
+
 /** Collections have no singular URI to name in an error raised in target mode. */
 const COLLECTION_TARGETS: ReadonlySet<ReadTarget> = new Set(['references', 'dags', 'runs', 'wiki']);
 
@@ -60,6 +63,8 @@ export function createReadService(
       if (handler === undefined) {
         throw readError.unavailable(`The ${resolved.target} target is not served by this gateway.`);
       }
+      // With DAGU_API_BASE=auto the REST dialect is found on first use; handlers may consult it first.
+      if (!WITHOUT_DAGU.has(resolved.target)) await deps.dagu.ready(call.signal);
       const result = await handler(resolved, deps, call);
       if (result.upstreamStatus !== undefined) facts.upstreamStatus = result.upstreamStatus;
       return { ok: true, envelope: buildEnvelope(resolved, result.data), facts };

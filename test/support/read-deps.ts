@@ -32,6 +32,10 @@ export function fakeDagu(generation: 1 | 2, responder: Responder): DaguClient & 
       calls.push(request);
       return responder(request);
     },
+    async ready() {},
+    async probe() {
+      return { reachable: true, generation };
+    },
     async ping() {
       return true;
     },

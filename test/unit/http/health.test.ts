@@ -6,7 +6,6 @@ import {
   type DaguProbe,
   type DaguProbeResult,
   type DaguReadiness,
-  daguHealthProbe,
   displayUrl,
   healthRoutes,
 } from '../../../src/http/health.ts';
@@ -138,6 +137,29 @@ describe('Dagu readiness', () => {
     assert.equal(lines[2]?.facts.version, 'v2.15.1');
   });
 
+  test('a Dagu that answers but does not fit (an explicit base of the other generation) is logged once as unusable', async () => {
+    const scripted = scriptedProbe(UP);
+    const { readiness, lines } = readinessWith(scripted.probe);
+    await readiness.current();
+    const misfit = { ...UP, problem: 'DAGU_API_BASE=/api/v2 is the REST base of Dagu 1.x, but …' };
+    scripted.set(misfit);
+    for (let i = 0; i < 3; i++) await readiness.refresh();
+    scripted.set({ ...UP, apiBase: '/api/v2', generation: 1, version: '1.30.3' });
+    await readiness.refresh();
+    assert.deepEqual(
+      lines.map((line) => [line.level, line.message]),
+      [
+        ['info', 'Dagu found'],
+        ['warn', 'Dagu answers but cannot be used; /readyz answers 503'],
+        ['info', 'Dagu is reachable again'],
+      ],
+    );
+    assert.equal(lines[1]?.facts.reason, misfit.problem);
+    scripted.set(UP);
+    await readiness.refresh();
+    assert.deepEqual(lines.at(-1)?.message, 'Dagu REST dialect changed');
+  });
+
   test('an observed outcome that contradicts the cached state probes at once; an agreeing one does not', async () => {
     const scripted = scriptedProbe(UP);
     const { readiness } = readinessWith(scripted.probe);
@@ -180,41 +202,6 @@ test('displayUrl removes user name and password and keeps the rest', () => {
   assert.equal(displayUrl('https://dagu.example'), 'https://dagu.example');
 });
 
-describe('daguHealthProbe', () => {
-  const client = (answer: { status: number; body: unknown } | Error) => ({
-    get: async () => {
-      if (answer instanceof Error) throw answer;
-      return answer;
-    },
-  });
-  const signal = new AbortController().signal;
-
-  test('a 200 healthy answer is reachable with its version', async () => {
-    assert.deepEqual(
-      await daguHealthProbe(client({ status: 200, body: { status: 'healthy', version: '1.30.3' } }))(signal),
-      { reachable: true, version: '1.30.3' },
-    );
-  });
-
-  test('an unhealthy answer, another status or a transport failure is not reachable, with the reason', async () => {
-    assert.deepEqual(
-      await daguHealthProbe(client({ status: 200, body: { status: 'unhealthy', version: 'v2.15.1' } }))(
-        signal,
-      ),
-      { reachable: false, detail: 'Dagu reports itself unhealthy', version: 'v2.15.1' },
-    );
-    assert.deepEqual(await daguHealthProbe(client({ status: 404, body: 'not found' }))(signal), {
-      reachable: false,
-      detail: 'Dagu answered its health route with HTTP 404',
-    });
-    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    assert.deepEqual(
-      await daguHealthProbe(client(new Error('Dagu is unreachable.', { cause: refused })))(signal),
-      { reachable: false, detail: 'Dagu is unreachable. (ECONNREFUSED)' },
-    );
-  });
-});
-
 describe('/healthz and /readyz', () => {
   async function serve(snapshot: DaguProbeResult, checks: Array<{ ok: boolean; detail?: string }> = []) {
     const app = Fastify();
@@ -245,6 +232,16 @@ describe('/healthz and /readyz', () => {
       { name: 'dagu', ok: true },
       { name: 'local0', ok: true },
     ]);
+    await app.close();
+  });
+
+  test('a Dagu that does not fit: 503 with the problem as the reason, and the version found', async () => {
+    const app = await serve({ ...UP, problem: 'DAGU_API_BASE=/api/v2 does not fit' });
+    const response = await app.inject('/readyz');
+    assert.equal(response.statusCode, 503);
+    const body = response.json();
+    assert.equal(body.reason, 'dagu: DAGU_API_BASE=/api/v2 does not fit');
+    assert.equal(body.dagu.version, 'v2.15.1');
     await app.close();
   });
 
