@@ -1,14 +1,13 @@
 import { serves, upstreamPair } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
 import { defineTarget, RUN_ECHO } from '../definition.ts';
-import { readError } from '../errors.ts';
 import { queryEscape } from '../input/percent.ts';
 import { int, oneOf, TEXT } from '../query-params.ts';
 import { nodeStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
 import { isRecord, malformedBody, optionalInteger, optionalText } from '../upstream/bodies.ts';
-import { FOREACH_NEEDS_DAGU_2, FOREACH_ROUTES_MISSING } from '../upstream/failure.ts';
 import { failure, fetchAny, isMissingRoute, type ReadScope } from '../upstream/fetch.ts';
+import { explainMissingForeachRoutes } from '../upstream/foreach.ts';
 import { assertRunReadable, runOfRequest, runRoute } from '../upstream/runs.ts';
 import { foreachItemsUri, foreachItemUri, foreachStepLogUri, type RunRef, SHAPES } from '../uri-shapes.ts';
 
@@ -140,7 +139,8 @@ const FOREACH_LIST_PARAMS = new Set(['parent', 'status', 'page', 'perPage']);
 
 /**
  * One GET below a foreach step: the allowlist check, the generation check (Dagu 1.x has no foreach
- * steps), then the route; `field` is the input a 400 is about.
+ * steps), then the route; `field` is the input a 400 is about. Without foreach routes (1.x, 2.x up to
+ * v2.15.1) what the request names is established from the run details first (upstream/foreach.ts).
  */
 async function fetchForeach(
   scope: ReadScope,
@@ -148,7 +148,10 @@ async function fetchForeach(
   request: { below: string; params: Record<string, string>; query?: Array<[string, string]>; field: string },
 ): Promise<DaguResponse> {
   await assertRunReadable(scope, run);
-  if (!serves(scope.deps.dagu.generation, 'foreach')) throw readError.unavailable(FOREACH_NEEDS_DAGU_2);
+  const stepName = request.params.stepName ?? '';
+  if (!serves(scope.deps.dagu.generation, 'foreach')) {
+    throw await explainMissingForeachRoutes(scope, run, stepName);
+  }
   const route = runRoute(run);
   const response = await fetchAny(scope, {
     route: `${route.prefix}/steps/{stepName}/foreach${request.below}`,
@@ -156,7 +159,7 @@ async function fetchForeach(
     ...(request.query === undefined ? {} : { query: request.query }),
   });
   // A Dagu 2.x older than the foreach REST routes (e.g. 2.15) answers them with its router's 404.
-  if (isMissingRoute(response)) throw readError.unavailable(FOREACH_ROUTES_MISSING);
+  if (isMissingRoute(response)) throw await explainMissingForeachRoutes(scope, run, stepName);
   if (response.status !== 200) throw failure(scope, response, { field: request.field });
   return response;
 }

@@ -5,8 +5,8 @@ import { readError } from '../errors.ts';
 import { int, LOG_LINES, oneOf } from '../query-params.ts';
 import type { CallContext, ReadQuery, TargetResult } from '../types.ts';
 import { isRecord } from '../upstream/bodies.ts';
-import { FOREACH_NEEDS_DAGU_2, FOREACH_ROUTES_MISSING } from '../upstream/failure.ts';
 import { failure, fetchAny, isMissingRoute, type ReadScope } from '../upstream/fetch.ts';
+import { explainMissingForeachRoutes } from '../upstream/foreach.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from '../upstream/log.ts';
 import { assertRunReadable, runOfRequest, runRoute, withLatestResolved } from '../upstream/runs.ts';
 import { foreachStepLogUri, SHAPES, stepLogUri } from '../uri-shapes.ts';
@@ -149,7 +149,7 @@ async function readStepLog(
   const foreach = item !== undefined && bodyStepName !== undefined ? { item, bodyStepName } : undefined;
   const foreachBody = foreach !== undefined;
   if (foreachBody && !serves(deps.dagu.generation, 'foreach')) {
-    throw readError.unavailable(FOREACH_NEEDS_DAGU_2);
+    throw await explainMissingForeachRoutes(scope, requested, request.fields.stepName ?? '');
   }
 
   // Dagu's log routes do not know `latest` (its run route does): read the newest run's id first.
@@ -181,7 +181,7 @@ async function readStepLog(
     statuses.push(response.status);
     if (response.status === 200) return parseLogBody(response.body);
     if (foreachBody && isMissingRoute(response)) {
-      throw readError.unavailable(FOREACH_ROUTES_MISSING);
+      throw await explainMissingForeachRoutes(scope, requested, request.fields.stepName ?? '');
     }
     const failed = classifyLogFailure(response, deps.dagu.generation, foreachBody);
     if (failed === 'missing') return EMPTY_LOG;

@@ -83,11 +83,5 @@ export function upstreamError(response: DaguResponse, context: UpstreamErrorCont
 
 // What a target answers when the connected Dagu does not serve what it reads (`resource_unavailable`).
 
-export const FOREACH_NEEDS_DAGU_2 =
-  'Foreach items are served by Dagu 2.x only (its foreach REST routes); the connected Dagu 1.x has no foreach steps.';
-
-export const FOREACH_ROUTES_MISSING =
-  'The connected Dagu does not serve the foreach REST routes (GET /dag-runs/{name}/{dagRunId}/steps/{stepName}/foreach…); foreach reads need a Dagu 2.x release that has them.';
-
 export const WIKI_NEEDS_DAGU_2 =
   'The Wiki is served by Dagu 2.x only; the connected Dagu 1.x has no Wiki (no /wiki REST routes).';

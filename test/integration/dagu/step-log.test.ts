@@ -240,7 +240,7 @@ describe('foreach on Dagu 1.x', () => {
     assert.equal(typeof raw.body, 'string');
   });
 
-  test('foreach_items, foreach_item and a foreach body log are resource_unavailable naming Dagu 2.x', async (t) => {
+  test('foreach_items, foreach_item and a foreach body log of a step are not found: no 1.x step is a foreach step', async (t) => {
     if (dagu.generation !== 1) return t.skip('Dagu 2.x serves foreach');
     const { runs, dags } = dagu.seed;
     const base = { name: dags.fails, dagRunId: runs.fails, stepName: 'boom' };
@@ -251,8 +251,8 @@ describe('foreach on Dagu 1.x', () => {
       { uri: `dagu://runs/${dags.fails}/${runs.fails}/steps/boom/foreach?status=failed` },
     ]) {
       const error = await fail(input);
-      assert.equal(error.code, 'resource_unavailable', JSON.stringify(input));
-      assert.match(error.message, /Dagu 2\.x/);
+      assert.equal(error.code, 'resource_not_found', JSON.stringify(input));
+      assert.match(error.message, /is not a foreach step \(the connected Dagu 1\.x has no foreach steps\)/);
     }
   });
 });

@@ -10,6 +10,7 @@ import {
   sortForeachItems,
 } from '../../../../src/read/targets/foreach.ts';
 import type { ReadFields, ResolvedRead } from '../../../../src/read/types.ts';
+import { withoutForeachRoutes } from '../../../support/dagu-without-foreach-routes.ts';
 import { depsOf, fakeDagu, OPEN } from '../../../support/read-deps.ts';
 import { rejectsWith } from '../../../support/read-errors.ts';
 
@@ -266,30 +267,52 @@ describe('foreach handlers', () => {
   const readItems = foreachTargets.foreach_items.handle;
   const readItem = foreachTargets.foreach_item.handle;
 
-  test('Dagu 1.x: resource_unavailable naming the version requirement, no call', async () => {
-    const dagu = fakeDagu(1, () => assert.fail('no call expected'));
-    const items = await rejectsWith(
-      readItems(read('foreach_items', {}), depsOf(dagu), OPEN),
-      'resource_unavailable',
-    );
-    assert.match(items.message, /Dagu 2\.x/);
-    const item = await rejectsWith(
-      readItem(read('foreach_item', { item: '0' }), depsOf(dagu), OPEN),
-      'resource_unavailable',
-    );
-    assert.match(item.message, /Dagu 1\.x has no foreach/);
+  test('a Dagu without foreach routes: a real foreach step is resource_unavailable naming what is missing', async () => {
+    const dagu = fakeDagu(2, withoutForeachRoutes(RUN));
+    for (const request of [read('foreach_items', {}), read('foreach_item', { item: '0' })]) {
+      const handler = request.target === 'foreach_items' ? readItems : readItem;
+      const error = await rejectsWith(handler(request, depsOf(dagu), OPEN), 'resource_unavailable');
+      assert.match(
+        error.message,
+        /^Step "each" of DAG-run "r1" of DAG "fan" is a foreach step, but the connected Dagu does not serve its per-item state/,
+      );
+      assert.match(error.message, /it reports only its status \(succeeded\) and doneCount 3/);
+    }
   });
 
-  test('a Dagu 2.x without the foreach routes (router 404, plain text) is resource_unavailable', async () => {
-    const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
-    const items = await rejectsWith(
-      readItems(read('foreach_items', {}), depsOf(dagu), OPEN),
-      'resource_unavailable',
+  test('a Dagu without foreach routes: an unknown run, an unknown step, or a step that is not a foreach step is not found', async () => {
+    const dagu = fakeDagu(2, withoutForeachRoutes(RUN));
+    const unknownRun = await rejectsWith(
+      readItems(read('foreach_items', { dagRunId: 'r2' }), depsOf(dagu), OPEN),
+      'resource_not_found',
     );
-    assert.match(items.message, /foreach REST routes/);
+    assert.match(unknownRun.message, /DAG-run "r2" of DAG "fan" does not exist/);
+    const unknownStep = await rejectsWith(
+      readItem(read('foreach_item', { stepName: 'nope', item: '0' }), depsOf(dagu), OPEN),
+      'resource_not_found',
+    );
+    assert.equal(unknownStep.message, 'Step "nope" does not exist in DAG-run "r1" of DAG "fan".');
+    const plain = await rejectsWith(
+      readItems(read('foreach_items', { stepName: 'plain' }), depsOf(dagu), OPEN),
+      'resource_not_found',
+    );
+    assert.equal(
+      plain.message,
+      'Step "plain" of DAG-run "r1" of DAG "fan" is not a foreach step: it has no foreach items.',
+    );
+  });
+
+  test('Dagu 1.x: no foreach route is asked; the run and step are established, and no step is a foreach step', async () => {
+    const dagu = fakeDagu(1, withoutForeachRoutes(RUN));
+    const error = await rejectsWith(
+      readItem(read('foreach_item', { stepName: 'plain', item: '0' }), depsOf(dagu), OPEN),
+      'resource_not_found',
+    );
+    assert.match(error.message, /is not a foreach step \(the connected Dagu 1\.x has no foreach steps\)/);
+    assert.ok(dagu.calls.every((call) => !call.route.includes('/foreach')));
     await rejectsWith(
-      readItem(read('foreach_item', { item: '0' }), depsOf(dagu), OPEN),
-      'resource_unavailable',
+      readItems(read('foreach_items', { dagRunId: 'r2' }), depsOf(dagu), OPEN),
+      'resource_not_found',
     );
   });
 

@@ -13,6 +13,7 @@ import {
 } from '../../../../src/read/targets/step-log.ts';
 import type { ReadFields, ReadQuery, ResolvedRead } from '../../../../src/read/types.ts';
 import { EMPTY_LOG, parseLogBody } from '../../../../src/read/upstream/log.ts';
+import { withoutForeachRoutes } from '../../../support/dagu-without-foreach-routes.ts';
 import { depsOf, fakeDagu, OPEN, type Responder } from '../../../support/read-deps.ts';
 import { rejectsWith } from '../../../support/read-errors.ts';
 
@@ -271,13 +272,14 @@ describe('step_log handler', () => {
     assert.equal(dagu.calls.length, 0);
   });
 
-  test('a foreach body log on Dagu 1.x is resource_unavailable without a call', async () => {
-    const dagu = fakeDagu(1, () => assert.fail('no call expected'));
+  test('a foreach body log on Dagu 1.x: no foreach route is asked, and the step is not a foreach step', async () => {
+    const dagu = fakeDagu(1, withoutForeachRoutes({ name: 'lines', dagRunId: 'r1' }));
     const error = await rejectsWith(
-      readStepLog(stepLogRead({ item: '0', bodyStepName: 'body' }), depsOf(dagu), OPEN),
-      'resource_unavailable',
+      readStepLog(stepLogRead({ stepName: 'plain', item: '0', bodyStepName: 'body' }), depsOf(dagu), OPEN),
+      'resource_not_found',
     );
-    assert.match(error.message, /Dagu 2\.x/);
+    assert.match(error.message, /Dagu 1\.x has no foreach steps/);
+    assert.ok(dagu.calls.every((call) => !call.route.includes('/foreach')));
   });
 
   test('a foreach body log on Dagu 2.x uses the foreach route', async () => {
@@ -300,13 +302,20 @@ describe('step_log handler', () => {
     });
   });
 
-  test('a foreach body log on a Dagu 2.x without the foreach routes is resource_unavailable', async () => {
-    const dagu = fakeDagu(2, () => ({ status: 404, body: '404 page not found' }));
+  test('a foreach body log on a Dagu 2.x without the foreach routes: unavailable for a real foreach step only', async () => {
+    const dagu = fakeDagu(2, withoutForeachRoutes({ name: 'lines', dagRunId: 'r1' }));
     const error = await rejectsWith(
       readStepLog(stepLogRead({ stepName: 'each', item: '0', bodyStepName: 'body' }), depsOf(dagu), OPEN),
       'resource_unavailable',
     );
-    assert.match(error.message, /foreach REST routes/);
+    assert.match(
+      error.message,
+      /is a foreach step, but the connected Dagu does not serve its per-item state/,
+    );
+    await rejectsWith(
+      readStepLog(stepLogRead({ stepName: 'gone', item: '0', bodyStepName: 'body' }), depsOf(dagu), OPEN),
+      'resource_not_found',
+    );
   });
 
   test('foreach body log: an ambiguous 404 is settled by one item lookup', async () => {
