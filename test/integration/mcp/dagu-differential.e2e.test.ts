@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { getTestDagu, seedDagu, startDagu, type TestDagu } from '../../support/dagu.ts';
 import {
   type AcceptedDifference,
   compareData,
@@ -28,9 +28,22 @@ let gateway: RunningGateway;
 let ours: TestClient;
 let theirs: TestClient;
 
+/** The runner's seeded Dagu when it is a 2.x; otherwise one of this file's own (only 2.x serves `/mcp`). */
+async function seededDagu2(): Promise<TestDagu> {
+  const shared = await getTestDagu();
+  if (shared.generation === 2) return shared;
+  await shared.stop(); // a no-op for the runner's instance; ends the 1.x one this file may have started
+  const own = await startDagu({ generation: 2 });
+  try {
+    return { ...own, seed: await seedDagu(own), shared: false };
+  } catch (error) {
+    await own.stop();
+    throw error;
+  }
+}
+
 before(async () => {
-  dagu = await getTestDagu();
-  assert.equal(dagu.generation, 2, 'the differential test needs Dagu 2.x: only 2.x serves its own /mcp');
+  dagu = await seededDagu2();
   gateway = await startGateway({ DAGU_URL: dagu.url, DAGU_API_BASE: dagu.apiBase });
   ours = await connectLegacy(gateway.mcpUrl);
   theirs = await connectLegacy(`${dagu.url}/mcp`);
