@@ -218,10 +218,6 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
       await finder.resolve(signal);
     },
     probe: (signal) => finder.probe(signal),
-    async ping(signal?: AbortSignal): Promise<boolean> {
-      const probed = await finder.probe(signal ?? AbortSignal.timeout(config.timeoutMs));
-      return probed.reachable && probed.problem === undefined;
-    },
     async close(): Promise<void> {
       await pool.close();
     },

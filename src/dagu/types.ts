@@ -50,7 +50,5 @@ export interface DaguClient {
    * structure (contains `/` or `\`, or is `.` or `..`).
    */
   get(request: DaguRequest): Promise<DaguResponse>;
-  /** True when Dagu answers its health route. */
-  ping(signal?: AbortSignal): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -36,9 +36,6 @@ export function fakeDagu(generation: 1 | 2, responder: Responder): DaguClient & 
     async probe() {
       return { reachable: true, generation };
     },
-    async ping() {
-      return true;
-    },
     async close() {},
   };
 }

@@ -165,8 +165,8 @@ describe('hostile names', () => {
 });
 
 describe('the client against the real Dagu', () => {
-  it('ping is true for the running Dagu', async () => {
-    assert.equal(await client.ping(), true);
+  it('the readiness probe finds the running Dagu reachable', async () => {
+    assert.equal((await client.probe(AbortSignal.timeout(5000))).reachable, true);
     assert.ok(proxy.requests.some((request) => pathOf(request.rawUrl) === `${base()}/health`));
   });
 
@@ -206,7 +206,7 @@ describe('the client against the real Dagu', () => {
       try {
         const { data } = await readerFor(accepted).read({ target: 'dags' });
         assert.deepEqual(data.items, []);
-        assert.equal(await accepted.ping(), true);
+        assert.equal((await accepted.probe(AbortSignal.timeout(5000))).reachable, true);
       } finally {
         await accepted.close();
       }

@@ -277,7 +277,7 @@ describe('Dagu client: faults a real Dagu cannot produce on demand (fake upstrea
       const error = await rejection(nowhere.get({ route: '/health' }));
       assert.equal(error.code, 'resource_unavailable');
       assert.equal(error.message, 'Dagu is unreachable.');
-      assert.equal(await nowhere.ping(), false);
+      assert.equal((await nowhere.probe(AbortSignal.timeout(5000))).reachable, false);
     } finally {
       await nowhere.close();
     }
@@ -309,14 +309,14 @@ describe('Dagu client: faults a real Dagu cannot produce on demand (fake upstrea
     assert.match(error.message, /error reading <path>/);
   });
 
-  it('ping is true for a healthy answer and false for faults', async () => {
-    assert.equal(await client.ping(), true);
+  it('the readiness probe: reachable for a healthy answer, not for faults', async () => {
+    assert.equal((await client.probe(AbortSignal.timeout(5000))).reachable, true);
     const hanging = createDaguClient({
       ...config(faults.url, { timeoutMs: 100 }),
       apiBase: `/${FAULTS.hang}`,
     });
     try {
-      assert.equal(await hanging.ping(), false);
+      assert.equal((await hanging.probe(AbortSignal.timeout(5000))).reachable, false);
     } finally {
       await hanging.close();
     }
