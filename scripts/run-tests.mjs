@@ -6,7 +6,8 @@
 // generation (DAGU_TEST_GENERATION=1|2, default: the pin file's testGeneration), built, started and
 // seeded once by test/support/dagu.ts and passed to the test processes in DAGU_TEST_* variables. When
 // the whole integration folder runs, a subset (SECOND_GENERATION) also runs against the other
-// generation's real Dagu, so neither REST dialect rots; DAGU_TEST_SECOND=0 leaves that out. Every Dagu is
+// generation's real Dagu, so neither REST dialect rots; DAGU_TEST_SECOND=0 leaves that out. Files
+// listed in ONLY_ON run once, against the generation they need. Every Dagu is
 // stopped at the end, also on failure and on signals. If a Dagu cannot be provided the run fails with
 // the reason: integration tests are never skipped. At the end the runner prints test counts per Dagu.
 //
@@ -33,6 +34,13 @@ const SECOND_GENERATION = {
   // two with known 2.x failures (listed in the coordination notes).
   2: (file) => !['test/integration/dagu/probes.test.ts', 'test/integration/dagu/runs.test.ts'].includes(file),
 };
+
+/** Files that need one generation (they compare with what only it has): they run once, against it. */
+const ONLY_ON = {
+  // Compares the gateway with Dagu 2.x's own /mcp.
+  'test/integration/mcp/dagu-differential.e2e.test.ts': 2,
+};
+const onlyOn = (file) => ONLY_ON[file.split(sep).join('/')];
 
 function collect(dir, out) {
   for (const entry of readdirSync(dir)) {
@@ -65,10 +73,16 @@ const { tsImport } = await import('tsx/esm/api');
 const support = withDagu.length > 0 ? await tsImport('../test/support/dagu.ts', import.meta.url) : undefined;
 const primary = support?.TEST_GENERATION;
 const secondary = primary === undefined ? undefined : primary === 1 ? 2 : 1;
+const primaryFiles = withDagu.filter((file) => (onlyOn(file) ?? primary) === primary);
+const subsetWanted = wholeIntegration && process.env.DAGU_TEST_SECOND !== '0';
 const secondFiles =
-  wholeIntegration && secondary !== undefined && process.env.DAGU_TEST_SECOND !== '0'
-    ? withDagu.filter((file) => SECOND_GENERATION[secondary](file.split(sep).join('/')))
-    : [];
+  secondary === undefined
+    ? []
+    : withDagu.filter((file) =>
+        onlyOn(file) === undefined
+          ? subsetWanted && SECOND_GENERATION[secondary](file.split(sep).join('/'))
+          : onlyOn(file) === secondary,
+      );
 
 const live = new Set();
 let child;
@@ -177,10 +191,10 @@ let code = 0;
 try {
   // Every group runs even when an earlier one failed, so one run shows every failure.
   if (withoutDagu.length > 0) code = (await runFiles('no Dagu (unit)', withoutDagu, {})) || code;
-  if (withDagu.length > 0) {
+  if (primaryFiles.length > 0) {
     const first = await provideDagu(primary);
     const label = `Dagu ${support.DAGU_PINS[primary].version} (generation ${primary})`;
-    code = (await runFiles(label, withDagu, first.env)) || code;
+    code = (await runFiles(label, primaryFiles, first.env)) || code;
     await first.dagu.stop();
     live.delete(first.dagu);
   }
