@@ -293,6 +293,38 @@ describe('run', () => {
     assert.equal(steps[2]?.finishedAt, undefined);
   });
 
+  it('a run waiting at a human task (2.x) shows the task on the waiting step', async () => {
+    const { v2 } = dagu.seed;
+    if (v2 === undefined) {
+      // Dagu 1.x has no human tasks: the seed wrote no such DAG there.
+      const error = await reader.fail({ target: 'run', name: 'human-task', dagRunId: 'latest' });
+      assert.equal(error.code, 'resource_not_found');
+      return;
+    }
+    const { data } = await reader.read({ target: 'run', name: 'human-task', dagRunId: v2.runs.humanTask });
+    assert.equal(data.status, 7);
+    assert.equal(data.statusLabel, 'waiting');
+    const steps = stepsOf(data);
+    assert.deepEqual(
+      steps.map((step) => [step.name, step.statusLabel]),
+      [
+        ['gather', 'succeeded'],
+        [v2.humanTask.stepName, 'waiting'],
+      ],
+    );
+    assert.deepEqual(steps[1]?.humanTask, {
+      prompt: v2.humanTask.prompt,
+      form: {
+        type: 'object',
+        properties: { auditor: { type: 'string' } },
+        required: ['auditor'],
+        additionalProperties: false,
+      },
+    });
+    assert.equal(steps[1]?.approval, undefined);
+    assert.equal(steps[0]?.humanTask, undefined);
+  });
+
   it('an unknown run of an existing DAG is resource_not_found without suggestions', async () => {
     const error = await reader.fail({ target: 'run', name: 'fails', dagRunId: 'no-such-run' });
     assert.equal(error.code, 'resource_not_found');

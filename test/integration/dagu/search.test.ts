@@ -127,45 +127,68 @@ describe('dag_search against the real Dagu', () => {
     ]);
   });
 
-  test('workspace: default and all search everything; another workspace finds nothing on 1.x', async (t) => {
+  test('workspace: default searches the seeded DAGs; another workspace (no DAG of the seed) finds none', async () => {
     const { dags } = dagu.seed;
     assert.deepEqual(
       names(await read({ target: 'dag_search', search: 'disk quota', workspace: 'default' })),
       [dags.fails],
     );
-    if (dagu.generation !== 1) return t.skip('2.x has workspaces');
     assert.deepEqual(names(await read({ target: 'dag_search', search: 'disk quota', workspace: 'ops' })), []);
   });
 });
 
-describe('Wiki on Dagu 1.x', () => {
-  test('Dagu 1.x has no Wiki routes (plain-text 404 from its router)', async (t) => {
-    if (dagu.generation !== 1) return t.skip('Dagu 2.x serves the Wiki');
-    for (const path of [
-      '/wiki',
-      '/wiki/page?workspace=default&path=a',
-      '/search/wiki?q=a',
-      '/search/dags?q=a',
-    ]) {
+describe('Wiki: none on Dagu 1.x, the seeded pages on 2.x', () => {
+  test('the Wiki and search routes: a plain-text 404 on 1.x, JSON on 2.x', async () => {
+    for (const path of ['/wiki', '/search/wiki?q=a', '/search/dags?q=a']) {
       const raw = await daguApi(dagu, path);
-      assert.equal(raw.status, 404, path);
-      assert.equal(typeof raw.body, 'string', path);
+      if (dagu.generation === 1) {
+        assert.equal(raw.status, 404, path);
+        assert.equal(typeof raw.body, 'string', path);
+      } else {
+        assert.equal(raw.status, 200, path);
+        assert.equal(typeof raw.body, 'object', path);
+      }
     }
   });
 
-  test('wiki, wiki_page and wiki_search are resource_unavailable naming Dagu 2.x', async (t) => {
-    if (dagu.generation !== 1) return t.skip('Dagu 2.x serves the Wiki');
-    for (const input of [
+  test('wiki, wiki_page and wiki_search: resource_unavailable naming Dagu 2.x on 1.x; the seeded pages on 2.x', async () => {
+    const inputs = [
       { target: 'wiki' },
       { target: 'wiki', workspace: 'ops', query: 'flat=true' },
       { target: 'wiki_page', workspace: 'default', path: 'guides/deploy' },
       { target: 'wiki_search', search: 'deploy' },
       { target: 'docs' },
       { uri: 'dagu://wiki/default/guides/deploy' },
-    ]) {
-      const error = await fail(input);
-      assert.equal(error.code, 'resource_unavailable', JSON.stringify(input));
-      assert.match(error.message, /Dagu 2\.x/);
+    ];
+    const { v2 } = dagu.seed;
+    if (v2 === undefined) {
+      for (const input of inputs) {
+        const error = await fail(input);
+        assert.equal(error.code, 'resource_unavailable', JSON.stringify(input));
+        assert.match(error.message, /Dagu 2\.x/);
+      }
+      return;
     }
+    for (const input of inputs) await read(input);
+    const deploy = v2.wiki.pages.find((page) => page.path === 'guides/deploy');
+    const page = await read({ target: 'wiki_page', workspace: 'default', path: 'guides/deploy' });
+    assert.equal(page.content, deploy?.content);
+    assert.equal(page.title, deploy?.title);
+    assert.deepEqual(page.tags, deploy?.tags);
+    assert.deepEqual(await read({ uri: 'dagu://wiki/default/guides/deploy' }), page);
+    const ops = await read({ target: 'wiki', workspace: 'ops', query: 'flat=true' });
+    const opsPaths = (ops.items as Array<{ id: string }>).map((item) => item.id).sort();
+    assert.deepEqual(
+      opsPaths,
+      v2.wiki.pages
+        .filter((seeded) => seeded.workspace === 'ops')
+        .map((seeded) => seeded.path)
+        .sort(),
+    );
+    const found = await read({ target: 'wiki_search', search: v2.wiki.opsWord });
+    assert.deepEqual((found.results as Array<{ uri: string }>).map((result) => result.uri).sort(), [
+      'dagu://wiki/ops/on-call',
+      'dagu://wiki/ops/runbooks/restart',
+    ]);
   });
 });

@@ -231,28 +231,41 @@ describe('step_log against the real Dagu', () => {
   });
 });
 
-describe('foreach on Dagu 1.x', () => {
-  test('Dagu 1.x has no foreach routes (plain-text 404 from its router)', async (t) => {
-    if (dagu.generation !== 1) return t.skip('Dagu 2.x serves foreach');
-    const { runs, dags } = dagu.seed;
-    const raw = await daguApi(dagu, `/dag-runs/${dags.fails}/${runs.fails}/steps/boom/foreach`);
+describe('foreach on a Dagu without foreach routes (1.x, and 2.x up to v2.15.1)', () => {
+  test('neither serves the foreach REST routes (plain-text 404 from the router)', async () => {
+    const { runs, dags, v2 } = dagu.seed;
+    const path =
+      v2 === undefined
+        ? `/dag-runs/${dags.fails}/${runs.fails}/steps/boom/foreach`
+        : `/dag-runs/${dags.foreach}/${v2.runs.foreach}/steps/${encodeURIComponent(v2.foreach.stepName)}/foreach`;
+    const raw = await daguApi(dagu, path);
     assert.equal(raw.status, 404);
     assert.equal(typeof raw.body, 'string');
   });
 
-  test('foreach_items, foreach_item and a foreach body log of a step are not found: no 1.x step is a foreach step', async (t) => {
-    if (dagu.generation !== 1) return t.skip('Dagu 2.x serves foreach');
-    const { runs, dags } = dagu.seed;
-    const base = { name: dags.fails, dagRunId: runs.fails, stepName: 'boom' };
+  test('foreach reads: not found on 1.x (no foreach steps), unavailable for a real 2.x foreach step', async () => {
+    const { runs, dags, v2 } = dagu.seed;
+    const base =
+      v2 === undefined
+        ? { name: dags.fails, dagRunId: runs.fails, stepName: 'boom' }
+        : { name: dags.foreach as string, dagRunId: v2.runs.foreach, stepName: v2.foreach.stepName };
+    const bodyStepName = v2?.foreach.bodyStepName ?? 'body';
     for (const input of [
       { target: 'foreach_items', ...base },
       { target: 'foreach_item', ...base, item: '0' },
-      { target: 'step_log', ...base, item: '0', bodyStepName: 'body' },
-      { uri: `dagu://runs/${dags.fails}/${runs.fails}/steps/boom/foreach?status=failed` },
+      { target: 'step_log', ...base, item: '0', bodyStepName },
+      {
+        uri: `dagu://runs/${base.name}/${base.dagRunId}/steps/${encodeURIComponent(base.stepName)}/foreach?status=failed`,
+      },
     ]) {
       const error = await fail(input);
-      assert.equal(error.code, 'resource_not_found', JSON.stringify(input));
-      assert.match(error.message, /is not a foreach step \(the connected Dagu 1\.x has no foreach steps\)/);
+      if (v2 === undefined) {
+        assert.equal(error.code, 'resource_not_found', JSON.stringify(input));
+        assert.match(error.message, /is not a foreach step \(the connected Dagu 1\.x has no foreach steps\)/);
+      } else {
+        assert.equal(error.code, 'resource_unavailable', JSON.stringify(input));
+        assert.match(error.message, /foreach/);
+      }
     }
   });
 });
