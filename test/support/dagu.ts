@@ -804,7 +804,9 @@ export async function seedDagu(instance: DaguInstance): Promise<DaguSeed> {
   // The first run of two-steps ends before the second starts, so "latest" and the order are certain.
   const twoStepsFirst = await startRun(instance, SEED_DAGS.twoSteps);
   await Promise.all([
-    waitForRun(instance, SEED_DAGS.twoSteps, twoStepsFirst),
+    // Dagu stores start times in whole seconds: the second run starts in a later second, so "newest
+    // first" is never a tie.
+    waitForRun(instance, SEED_DAGS.twoSteps, twoStepsFirst).then(() => sleep(1010 - (Date.now() % 1000))),
     generation === 2 ? seedWiki(instance) : undefined,
     seedCall(instance, 'suspending a DAG', `/dags/${SEED_DAGS.suspended}/suspend`, {
       method: 'POST',
