@@ -44,7 +44,11 @@ const OPTIONS = {
   maxColumns: 512,
   deadlineMs: 600_000,
   maxConcurrent: 1,
+  maxPerCaller: 1,
+  queueMax: 1,
+  queueWaitMs: 0,
   workerHeapMb: 768,
+  maxSpinCount: 1_000_000,
 };
 
 type Engine = 'reader' | 'exceljs-stream' | 'sheetjs' | 'reader-tsx';

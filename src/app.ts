@@ -92,7 +92,9 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     intervalMs: config.readiness.probeIntervalMs,
     onProbe: (snapshot) => metrics.daguProbed(snapshot),
   });
-  const workbook = createWorkbookReader(config.workbook);
+  const workbook = createWorkbookReader(config.workbook, { onRefused: metrics.workbookRejected });
+  metrics.watchWorkbookPool(() => workbook.load);
+  app.log.debug({ hashRoundsPerMs: workbook.hashRates }, 'workbook key derivation calibrated');
   const reads = createReadService({ dagu, workbook }, TARGET_HANDLERS);
 
   const observe = createOperationObserver({ metrics, audit, log: app.log });

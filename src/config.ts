@@ -11,7 +11,7 @@ export interface GatewayConfig {
   logLevel: string;
   dagu: {
     url: string;
-    /** REST prefix below `url`: `auto` (found from Dagu's health routes), `/api/v1` for Dagu 2.x, `/api/v2` for 1.x. */
+    /** REST prefix below `url`: `/api/v1` for Dagu 2.x, `/api/v2` for Dagu 1.x. */
     apiBase: string;
     token: string | undefined;
     timeoutMs: number;
@@ -53,7 +53,15 @@ export interface GatewayConfig {
     maxColumns: number;
     deadlineMs: number;
     maxConcurrent: number;
+    /** Most workers one caller (identity) holds at once: its share of the pool. */
+    maxPerCaller: number;
+    /** Most reads waiting for a worker; a caller may fill at most half of the queue. */
+    queueMax: number;
+    /** How long a read may wait for a worker before it is refused. */
+    queueWaitMs: number;
     workerHeapMb: number;
+    /** Hard ceiling on an encrypted workbook's key-derivation spinCount. */
+    maxSpinCount: number;
   };
   /** `contract`: the contract's success text; `json`: the JSON of `data` after it, for hosts that read only `content`. */
   toolText: ToolTextMode;
@@ -82,7 +90,7 @@ const ENV_SCHEMA = {
     PUBLIC_URL: { type: 'string', pattern: '^https?://[^/?#]+$' },
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     DAGU_URL: { type: 'string', pattern: '^https?://[^?#]+$', default: 'http://127.0.0.1:8080' },
-    DAGU_API_BASE: { type: 'string', pattern: '^(auto|/[A-Za-z0-9/_.-]*[^/])$', default: 'auto' },
+    DAGU_API_BASE: { type: 'string', pattern: '^/[A-Za-z0-9/_.-]*[^/]$', default: '/api/v1' },
     DAGU_API_TOKEN: text,
     DAGU_TIMEOUT_MS: integer(100, 600_000, 10_000),
     DAGU_PROBE_TIMEOUT_MS: integer(50, 900, 750),
@@ -111,9 +119,15 @@ const ENV_SCHEMA = {
     WORKBOOK_MAX_COLUMNS: integer(1, 16_384, 512),
     WORKBOOK_DEADLINE_MS: integer(100, 600_000, 20_000),
     WORKBOOK_MAX_CONCURRENT: integer(1, 64, 2),
+    // No default: half of WORKBOOK_MAX_CONCURRENT, at least one.
+    WORKBOOK_MAX_PER_CALLER: { type: 'integer', minimum: 1, maximum: 64 },
+    WORKBOOK_QUEUE_MAX: integer(1, 10_000, 32),
+    WORKBOOK_QUEUE_WAIT_MS: integer(0, 600_000, 10_000),
     WORKBOOK_WORKER_HEAP_MB: integer(64, 16_384, 768),
     TOOL_TEXT: { enum: TOOL_TEXT_MODES, default: 'contract' },
     RATE_LIMIT_REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    // Excel and LibreOffice write 100,000; MS-OFFCRYPTO allows up to 10,000,000.
+    WORKBOOK_MAX_SPIN_COUNT: integer(1, 10_000_000, 1_000_000),
   },
 } as const;
 
@@ -144,9 +158,8 @@ const SETTING_TEXT = {
     allowed: 'an http:// or https:// URL without a query or fragment',
   },
   DAGU_API_BASE: {
-    help: "Dagu REST prefix: auto (found from Dagu's health routes), /api/v1 for Dagu 2.x, /api/v2 for Dagu 1.x",
-    allowed:
-      'auto, or a path starting with "/" made of letters, digits, "/", "_", "." and "-", not ending in "/"',
+    help: 'Dagu REST prefix: /api/v1 for Dagu 2.x, /api/v2 for Dagu 1.x',
+    allowed: 'a path starting with "/" made of letters, digits, "/", "_", "." and "-", not ending in "/"',
   },
   DAGU_API_TOKEN: { help: "the gateway's own bearer credential for Dagu (never a caller's)" },
   DAGU_TIMEOUT_MS: { help: 'timeout of each upstream call to Dagu, in milliseconds' },
@@ -170,7 +183,9 @@ const SETTING_TEXT = {
   MAX_CONCURRENT_CALLS_PER_IDENTITY: { help: 'calls served at once per caller' },
   BODY_LIMIT_BYTES: { help: 'largest request body, in bytes' },
   CALL_DEADLINE_MS: { help: 'deadline of one tool call or resource read, in milliseconds' },
-  WORKBOOK_ROOTS: { help: "':'-separated folders workbook reads are confined to" },
+  WORKBOOK_ROOTS: {
+    help: "':'-separated folders workbook reads are confined to (unset: workbook reads are off)",
+  },
   WORKBOOK_MAX_FILE_BYTES: { help: 'largest workbook file, in bytes' },
   WORKBOOK_MAX_ZIP_ENTRIES: { help: 'most entries in a workbook zip' },
   WORKBOOK_MAX_PART_BYTES: { help: 'largest uncompressed workbook part, in bytes' },
@@ -180,7 +195,11 @@ const SETTING_TEXT = {
   WORKBOOK_MAX_COLUMNS: { help: 'most columns profiled per sheet' },
   WORKBOOK_DEADLINE_MS: { help: 'deadline of one workbook read, in milliseconds' },
   WORKBOOK_MAX_CONCURRENT: { help: 'workbook reads (worker threads) at once' },
+  WORKBOOK_MAX_PER_CALLER: { help: 'workbook workers one caller holds at once (default: half, at least 1)' },
+  WORKBOOK_QUEUE_MAX: { help: 'workbook reads waiting for a worker (one caller fills at most half)' },
+  WORKBOOK_QUEUE_WAIT_MS: { help: 'longest wait of a workbook read for a worker, in milliseconds' },
   WORKBOOK_WORKER_HEAP_MB: { help: 'heap limit of a workbook worker, in MB' },
+  WORKBOOK_MAX_SPIN_COUNT: { help: 'highest key-derivation spinCount of an encrypted workbook read' },
   TOOL_TEXT: {
     help: "tool result text: contract (the contract's success text) or json (adds the JSON of data)",
   },
@@ -341,7 +360,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       maxColumns: num('WORKBOOK_MAX_COLUMNS'),
       deadlineMs: num('WORKBOOK_DEADLINE_MS'),
       maxConcurrent: num('WORKBOOK_MAX_CONCURRENT'),
+      maxPerCaller: Math.min(
+        num('WORKBOOK_MAX_CONCURRENT'),
+        (v.WORKBOOK_MAX_PER_CALLER as number | undefined) ??
+          Math.max(1, Math.floor(num('WORKBOOK_MAX_CONCURRENT') / 2)),
+      ),
+      queueMax: num('WORKBOOK_QUEUE_MAX'),
+      queueWaitMs: num('WORKBOOK_QUEUE_WAIT_MS'),
       workerHeapMb: num('WORKBOOK_WORKER_HEAP_MB'),
+      maxSpinCount: num('WORKBOOK_MAX_SPIN_COUNT'),
     },
     toolText: str('TOOL_TEXT') as ToolTextMode,
     rateLimitRedisUrl: str('RATE_LIMIT_REDIS_URL'),

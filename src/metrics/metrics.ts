@@ -99,6 +99,16 @@ export type RateLimitReason = 'rate' | 'concurrency';
 
 /** `lean`: the gateway's own path for dagu_read calls and resource reads; `sdk`: the MCP SDK. */
 export type ServingPath = 'lean' | 'sdk';
+/** Why the workbook pool refused a read: its queue was full, or no worker was free in time. */
+export const WORKBOOK_REJECT_REASONS = ['queue_full', 'queue_timeout'] as const;
+export type WorkbookRejectReason = (typeof WORKBOOK_REJECT_REASONS)[number];
+
+/** The workbook pool as the metrics see it, read at each scrape. */
+export interface WorkbookPoolGauge {
+  size: number;
+  running: number;
+  queued: number;
+}
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -120,6 +130,9 @@ export interface GatewayMetrics {
   rateLimitStoreFallback(): void;
   /** One JSON-RPC message answered on the MCP endpoint, by the path that served it. */
   served(path: ServingPath): void;
+  /** Reports the workbook pool's size, busy workers and queue from `load()` at every scrape. */
+  watchWorkbookPool(load: () => WorkbookPoolGauge): void;
+  workbookRejected(reason: WorkbookRejectReason): void;
   /** The exposition text for `GET /metrics`. */
   render(): Promise<string>;
 }
@@ -226,6 +239,38 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     registers: [registry],
   });
   for (const path of ['lean', 'sdk']) servedMessages.inc({ path }, 0);
+  let workbookPool: () => WorkbookPoolGauge = () => ({ size: 0, running: 0, queued: 0 });
+  const poolGauge = (name: string, help: string, pick: (load: WorkbookPoolGauge) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(pick(workbookPool()));
+      },
+    });
+  poolGauge(
+    'mcp_gateway_workbook_workers',
+    'Workbook reader workers that may run at once (WORKBOOK_MAX_CONCURRENT).',
+    (load) => load.size,
+  );
+  poolGauge(
+    'mcp_gateway_workbook_workers_busy',
+    'Workbook reader workers reading now.',
+    (load) => load.running,
+  );
+  poolGauge(
+    'mcp_gateway_workbook_queue_length',
+    'Workbook reads waiting for a worker.',
+    (load) => load.queued,
+  );
+  const workbookRejected = new Counter({
+    name: 'mcp_gateway_workbook_rejected_total',
+    help: 'Workbook reads the pool refused: queue full (`queue_full`) or no worker free within WORKBOOK_QUEUE_WAIT_MS (`queue_timeout`).',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of WORKBOOK_REJECT_REASONS) workbookRejected.inc({ reason }, 0);
   for (const reason of AUTH_FAILURE_REASONS) authFailures.inc({ reason }, 0);
   for (const reason of ['rate', 'concurrency']) rateLimited.inc({ reason }, 0);
 
@@ -267,6 +312,10 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     rateLimitStore: useRateLimitStore,
     rateLimitStoreFallback: () => rateLimitStoreFallbacks.inc(),
     served: (path) => servedMessages.inc({ path }),
+    watchWorkbookPool: (load) => {
+      workbookPool = load;
+    },
+    workbookRejected: (reason) => workbookRejected.inc({ reason }),
     render: () => registry.metrics(),
   };
 }

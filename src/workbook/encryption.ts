@@ -5,10 +5,16 @@
  * Supported: agile (4.4) with AES-CBC and SHA-1/2, and standard (x.2) with AES-128, which is all
  * officecrypto-tool decrypts correctly. Everything else is "not supported".
  */
-import { createHash } from 'node:crypto';
 import CFB from 'cfb';
 import officeCrypto from 'officecrypto-tool';
 import { WorkbookFormatError, WorkbookLimitError, workbookErrors } from './errors.ts';
+import {
+  type EncryptionScheme,
+  estimateDerivationMs,
+  HASH_ALGORITHMS,
+  type HashAlgorithm,
+  type HashRates,
+} from './key-derivation.ts';
 import { localName, parseXml } from './xml.ts';
 
 /** MS-OFFCRYPTO 2.3.4.11: spinCount MUST NOT exceed 10,000,000. Excel writes 100,000. */
@@ -16,12 +22,8 @@ export const MAX_SPIN_COUNT = 10_000_000;
 /** Excel's limit; a longer password cannot be right. */
 export const MAX_PASSWORD_LENGTH = 255;
 
-const AGILE_HASHES = new Set(['SHA1', 'SHA256', 'SHA384', 'SHA512']);
+const AGILE_HASHES: ReadonlySet<string> = new Set(HASH_ALGORITHMS);
 const KEY_BITS = new Set([128, 192, 256]);
-
-export type EncryptionScheme =
-  | { kind: 'agile'; hashAlgorithm: string; spinCount: number }
-  | { kind: 'standard'; spinCount: number };
 
 function checkAgileParams(attributes: Record<string, string>): boolean {
   return (
@@ -66,7 +68,7 @@ export function inspectEncryptionInfo(info: Buffer): EncryptionScheme {
     const spinCount = Number(passwordKey.spinCount);
     if (!Number.isInteger(spinCount) || spinCount < 0 || spinCount > MAX_SPIN_COUNT)
       throw workbookErrors.unsupportedEncryption();
-    return { kind: 'agile', hashAlgorithm: passwordKey.hashAlgorithm!, spinCount };
+    return { kind: 'agile', hashAlgorithm: passwordKey.hashAlgorithm as HashAlgorithm, spinCount };
   }
   if (minor === 2 && major >= 2 && major <= 4 && info.length >= 12 + 32) {
     const flags = info.readUInt32LE(4);
@@ -93,35 +95,15 @@ export function inspectEncryptionInfo(info: Buffer): EncryptionScheme {
   throw workbookErrors.unsupportedEncryption();
 }
 
-/**
- * Hash rounds per millisecond of this machine for the algorithm, measured on a short run, so
- * a spinCount that cannot finish before the deadline is refused at once instead of burning it.
- */
-function hashRoundsPerMs(algorithm: string): number {
-  const rounds = 2000;
-  const started = performance.now();
-  let digest = Buffer.alloc(64);
-  const counter = Buffer.alloc(4);
-  for (let i = 0; i < rounds; i++) {
-    counter.writeUInt32LE(i, 0);
-    digest = createHash(algorithm).update(counter).update(digest).digest();
-  }
-  return rounds / Math.max(performance.now() - started, 0.001);
-}
-
-/** officecrypto-tool derives the key three times per successful agile decryption (two verifier keys, one package key). */
-const AGILE_DERIVATIONS = 3;
-
-export function estimateDecryptMs(scheme: EncryptionScheme): number {
-  const rounds = scheme.kind === 'agile' ? scheme.spinCount * AGILE_DERIVATIONS : scheme.spinCount;
-  return rounds / hashRoundsPerMs(scheme.kind === 'agile' ? scheme.hashAlgorithm : 'SHA1');
-}
-
 export interface DecryptOptions {
   name: string;
   password: string | undefined;
   /** Time the read may still take; a derivation estimated to take longer is refused up front. */
   budgetMs: number;
+  /** The highest spinCount read at all (WORKBOOK_MAX_SPIN_COUNT). */
+  maxSpinCount: number;
+  /** This machine's hash rates, calibrated at start-up. */
+  hashRates: HashRates;
 }
 
 /**
@@ -144,9 +126,13 @@ export async function decryptWorkbook(file: Buffer, options: DecryptOptions): Pr
   }
   const scheme = inspectEncryptionInfo(Buffer.from(info.content));
   const { password, name } = options;
+  if (scheme.spinCount > options.maxSpinCount)
+    throw new WorkbookLimitError(
+      `password key derivation spinCount ${scheme.spinCount} is over the limit of ${options.maxSpinCount}`,
+    );
   if (password === undefined || password === '' || password.length > MAX_PASSWORD_LENGTH)
     throw workbookErrors.password(name);
-  const estimate = estimateDecryptMs(scheme);
+  const estimate = estimateDerivationMs(scheme, options.hashRates);
   if (estimate > options.budgetMs)
     throw new WorkbookLimitError(
       `password key derivation (spinCount ${scheme.spinCount}) would take about ${Math.round(estimate / 1000)} s`,

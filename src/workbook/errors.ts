@@ -21,6 +21,7 @@ export class WorkbookLimitError extends Error {
  * - `not_found`: no such file;
  * - `unreadable`: the file cannot be opened or is not a valid workbook, or its encryption is unsupported;
  * - `too_large`: a processing bound was hit;
+ * - `busy`: no worker was free for this caller in time, or the queue was full;
  * - `failed`: the reader failed unexpectedly.
  */
 export type WorkbookFailureKind =
@@ -29,6 +30,7 @@ export type WorkbookFailureKind =
   | 'not_found'
   | 'unreadable'
   | 'too_large'
+  | 'busy'
   | 'failed';
 
 /** What crosses the worker-thread boundary. */
@@ -65,6 +67,8 @@ export const workbookErrors = {
     fail('unreadable', `${name}: workbook cannot be opened (${cause})`),
   limits: (name: string, detail: string) =>
     fail('too_large', `${name}: workbook exceeds processing limits (${detail})`),
+  busy: (name: string, detail: string) =>
+    fail('busy', `${name}: the workbook reader is busy (${detail}); try again later`),
   password: (name: string) => fail('bad_password', `${name}: workbook password is missing or incorrect`),
   unsupportedEncryption: () => fail('unreadable', 'workbook encryption is not supported'),
   unexpected: (name: string, cause?: unknown) =>

@@ -5,10 +5,12 @@
  */
 import type { GatewayConfig } from '../config.ts';
 import { workbookErrors } from './errors.ts';
+import { calibrateHashRates, type HashRates } from './key-derivation.ts';
 import { locateWorkbook } from './locate.ts';
 import type { WorkbookBounds, WorkbookModel } from './model.ts';
-import { WorkerPool } from './pool.ts';
+import { type CallerKey, type PoolLoad, type PoolRefusal, WorkerPool } from './pool.ts';
 
+export type { HashRates } from './key-derivation.ts';
 export type {
   CellValue,
   ColumnProfile,
@@ -21,41 +23,73 @@ export type {
   WorkbookSheet,
   WorkbookTable,
 } from './model.ts';
+export type { PoolLoad, PoolRefusal } from './pool.ts';
 
 export type WorkbookReaderOptions = GatewayConfig['workbook'];
+
+export interface WorkbookReaderHooks {
+  /** Told of every read the pool refuses (queue full, or no worker free in time). */
+  onRefused?: (reason: PoolRefusal) => void;
+  /** Hash rates to use instead of measuring this machine's (tests). */
+  hashRates?: HashRates;
+}
 
 export interface WorkbookReader {
   /**
    * Profiles the workbook at `path` (as supplied; relative paths resolve against the working
-   * directory). Rejects with a WorkbookError, or with `signal.reason` when aborted.
+   * directory) for `caller`, whose reads share the pool fairly with other callers'. Rejects with a
+   * WorkbookError, or with `signal.reason` when aborted.
    */
-  read(path: string, password: string | undefined, signal?: AbortSignal): Promise<WorkbookModel>;
+  read(
+    path: string,
+    password: string | undefined,
+    signal?: AbortSignal,
+    caller?: CallerKey,
+  ): Promise<WorkbookModel>;
+  /** The pool's workers and queue now (for metrics). */
+  readonly load: PoolLoad;
+  /** The key-derivation hash rates measured at start-up. */
+  readonly hashRates: HashRates;
   /** Stops the workers; pending reads are rejected. */
   close(): Promise<void>;
 }
 
-export function createWorkbookReader(options: WorkbookReaderOptions): WorkbookReader {
-  const { roots: _roots, maxConcurrent: _pool, workerHeapMb: _heap, ...rest } = options;
+export function createWorkbookReader(
+  options: WorkbookReaderOptions,
+  hooks: WorkbookReaderHooks = {},
+): WorkbookReader {
+  const { roots, maxConcurrent, maxPerCaller, queueMax, queueWaitMs, workerHeapMb, ...rest } = options;
   const bounds: WorkbookBounds = rest;
+  // Once, before any read: a derivation too slow for the deadline is refused the same way under load.
+  const hashRates = hooks.hashRates ?? calibrateHashRates();
   const pool = new WorkerPool({
-    size: options.maxConcurrent,
-    heapMb: options.workerHeapMb,
+    size: maxConcurrent,
+    perCaller: maxPerCaller,
+    queueMax,
+    queueWaitMs,
+    heapMb: workerHeapMb,
     deadlineMs: options.deadlineMs,
+    ...(hooks.onRefused ? { onRefused: hooks.onRefused } : {}),
   });
   return {
-    async read(path, password, signal) {
+    async read(path, password, signal, caller) {
       signal?.throwIfAborted();
-      const located = await locateWorkbook(path, options.roots);
+      const located = await locateWorkbook(path, roots);
       if (located.size > bounds.maxFileBytes)
         throw workbookErrors.limits(
           located.name,
           `file is ${located.size} bytes, more than ${bounds.maxFileBytes}`,
         );
       return pool.run(
-        { path: located.resolved, file: located.file, name: located.name, password, bounds },
+        { path: located.resolved, file: located.file, name: located.name, password, bounds, hashRates },
         signal,
+        caller,
       );
     },
+    get load() {
+      return pool.load;
+    },
+    hashRates,
     close: () => pool.close(),
   };
 }

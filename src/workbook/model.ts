@@ -66,4 +66,7 @@ export interface WorkbookModel {
 }
 
 /** The bounds one read runs under: the workbook settings without the roots and pool settings. */
-export type WorkbookBounds = Omit<GatewayConfig['workbook'], 'roots' | 'maxConcurrent' | 'workerHeapMb'>;
+export type WorkbookBounds = Omit<
+  GatewayConfig['workbook'],
+  'roots' | 'maxConcurrent' | 'maxPerCaller' | 'queueMax' | 'queueWaitMs' | 'workerHeapMb'
+>;

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { quoteSheetName } from './cells.ts';
 import type { DateKind } from './dates.ts';
 import { fileError, toWorkbookError, WorkbookFormatError, WorkbookLimitError } from './errors.ts';
+import { calibrateHashRates, type HashRates } from './key-derivation.ts';
 import type { NamedRange, WorkbookBounds, WorkbookModel, WorkbookSheet, WorkbookTable } from './model.ts';
 import {
   parseRels,
@@ -32,6 +33,8 @@ export interface ReadRequest {
   name: string;
   password: string | undefined;
   bounds: WorkbookBounds;
+  /** Hash rates calibrated at start-up (the pool passes its own); absent, measured once here. */
+  hashRates?: HashRates;
 }
 
 const openFd = promisify(fs.open);
@@ -89,7 +92,13 @@ async function openPackage(request: ReadRequest, startedAt: number): Promise<Zip
       const budgetMs = bounds.deadlineMs - (performance.now() - startedAt);
       // Loaded on demand: the crypto libraries cost every worker memory, and most files are not encrypted.
       const { decryptWorkbook } = await import('./encryption.ts');
-      const plain = await decryptWorkbook(file, { name, password: request.password, budgetMs });
+      const plain = await decryptWorkbook(file, {
+        name,
+        password: request.password,
+        budgetMs,
+        maxSpinCount: bounds.maxSpinCount,
+        hashRates: request.hashRates ?? calibrateHashRates(),
+      });
       if (sniff(plain.subarray(0, SNIFF_BYTES)) !== 'zip')
         throw new WorkbookFormatError('the decrypted package is not a zip archive');
       return await ZipPackage.fromBuffer(plain, bounds);

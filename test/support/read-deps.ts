@@ -7,6 +7,8 @@ import type { WorkbookReader } from '../../src/workbook/index.ts';
 /** For handler tests of Dagu-backed targets: a workbook reader that must never be called. */
 export const NO_WORKBOOK: WorkbookReader = {
   read: () => Promise.reject(new Error('this test does not read workbooks')),
+  load: { running: 0, queued: 0, idle: 0, size: 0 },
+  hashRates: { SHA1: 1, SHA256: 1, SHA384: 1, SHA512: 1 },
   close: () => Promise.resolve(),
 };
 

@@ -9,6 +9,7 @@ const CONTRACT_ERROR: Readonly<Record<WorkbookFailureKind, { code: ErrorCode; fi
   not_found: { code: 'resource_not_found' },
   unreadable: { code: 'resource_unavailable' },
   too_large: { code: 'resource_unavailable' },
+  busy: { code: 'resource_unavailable' },
   failed: { code: 'internal_error' },
 };
 

@@ -9,7 +9,7 @@ test('defaults follow design §4', () => {
   assert.equal(config.mcpPath, '/mcp');
   assert.deepEqual(config.dagu, {
     url: 'http://127.0.0.1:8080',
-    apiBase: 'auto',
+    apiBase: '/api/v1',
     token: undefined,
     timeoutMs: 10_000,
   });
@@ -138,11 +138,21 @@ test('TOOL_TEXT defaults to the contract text; RATE_LIMIT_REDIS_URL is off by de
   );
 });
 
-test('DAGU_API_BASE: auto (the default) or a REST path; anything else is refused', () => {
-  assert.equal(loadConfig({ DAGU_API_BASE: 'auto' }).dagu.apiBase, 'auto');
-  assert.equal(loadConfig({ DAGU_API_BASE: '/api/v2' }).dagu.apiBase, '/api/v2');
-  assert.equal(loadConfig({ DAGU_API_BASE: '/dagu/api/v1' }).dagu.apiBase, '/dagu/api/v1');
-  for (const value of ['v2', 'automatic', '/api/v1/']) {
-    assert.throws(() => loadConfig({ DAGU_API_BASE: value }), ConfigError, value);
-  }
+test('the workbook pool gives one caller half of the workers by default, never more than the pool', () => {
+  const pool = (env: NodeJS.ProcessEnv) => {
+    const { maxConcurrent, maxPerCaller, queueMax, queueWaitMs, maxSpinCount } = loadConfig(env).workbook;
+    return { maxConcurrent, maxPerCaller, queueMax, queueWaitMs, maxSpinCount };
+  };
+  assert.deepEqual(pool({}), {
+    maxConcurrent: 2,
+    maxPerCaller: 1,
+    queueMax: 32,
+    queueWaitMs: 10_000,
+    maxSpinCount: 1_000_000,
+  });
+  assert.equal(pool({ WORKBOOK_MAX_CONCURRENT: '1' }).maxPerCaller, 1);
+  assert.equal(pool({ WORKBOOK_MAX_CONCURRENT: '7' }).maxPerCaller, 3);
+  assert.equal(pool({ WORKBOOK_MAX_CONCURRENT: '4', WORKBOOK_MAX_PER_CALLER: '4' }).maxPerCaller, 4);
+  assert.equal(pool({ WORKBOOK_MAX_CONCURRENT: '2', WORKBOOK_MAX_PER_CALLER: '9' }).maxPerCaller, 2);
+  assert.throws(() => loadConfig({ WORKBOOK_MAX_SPIN_COUNT: '10000001' }), /WORKBOOK_MAX_SPIN_COUNT/);
 });

@@ -21,6 +21,10 @@ const FAMILIES = [
   'dagu_up',
   'dagu_build_info',
   'mcp_gateway_served_messages_total',
+  'mcp_gateway_workbook_workers',
+  'mcp_gateway_workbook_workers_busy',
+  'mcp_gateway_workbook_queue_length',
+  'mcp_gateway_workbook_rejected_total',
 ];
 
 /** `name{labels} value` lines of the exposition text, for one family. */
@@ -40,6 +44,28 @@ describe('metrics', () => {
     other.authFailure('expired');
     assert.deepEqual(await samples(metrics, 'mcp_gateway_auth_failures_total{reason="expired"}'), [
       'mcp_gateway_auth_failures_total{reason="expired"} 0',
+    ]);
+  });
+
+  it('reports the workbook pool from start-up (0 before a pool is watched) and at each scrape', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    assert.deepEqual(await samples(metrics, 'mcp_gateway_workbook_'), [
+      'mcp_gateway_workbook_workers 0',
+      'mcp_gateway_workbook_workers_busy 0',
+      'mcp_gateway_workbook_queue_length 0',
+      'mcp_gateway_workbook_rejected_total{reason="queue_full"} 0',
+      'mcp_gateway_workbook_rejected_total{reason="queue_timeout"} 0',
+    ]);
+    const load = { size: 2, running: 1, queued: 0 };
+    metrics.watchWorkbookPool(() => load);
+    load.queued = 3;
+    metrics.workbookRejected('queue_timeout');
+    assert.deepEqual(await samples(metrics, 'mcp_gateway_workbook_'), [
+      'mcp_gateway_workbook_workers 2',
+      'mcp_gateway_workbook_workers_busy 1',
+      'mcp_gateway_workbook_queue_length 3',
+      'mcp_gateway_workbook_rejected_total{reason="queue_full"} 0',
+      'mcp_gateway_workbook_rejected_total{reason="queue_timeout"} 1',
     ]);
   });
 

@@ -191,14 +191,20 @@ describe('worker pool', () => {
   });
 
   it('runs at most `size` reads at once; the rest wait in order', async () => {
-    const pool = new WorkerPool({ size: 1, heapMb: 256, deadlineMs: 20_000 });
+    const pool = new WorkerPool({
+      size: 1,
+      heapMb: 256,
+      deadlineMs: 20_000,
+      queueMax: 4,
+      queueWaitMs: 20_000,
+    });
     try {
       const order: number[] = [];
       const runs = [0, 1, 2].map((i) => pool.run(request(small)).then(() => order.push(i)));
-      assert.deepEqual(pool.load, { running: 1, queued: 2, idle: 0 });
+      assert.deepEqual(pool.load, { running: 1, queued: 2, idle: 0, size: 1 });
       await Promise.all(runs);
       assert.deepEqual(order, [0, 1, 2]);
-      assert.deepEqual(pool.load, { running: 0, queued: 0, idle: 1 });
+      assert.deepEqual(pool.load, { running: 0, queued: 0, idle: 1, size: 1 });
     } finally {
       await pool.close();
     }

@@ -14,6 +14,7 @@ import type { WorkbookBounds, WorkbookModel } from '../../../src/workbook/model.
 import { readWorkbook } from '../../../src/workbook/read-workbook.ts';
 import { assertWorkbookError, type ExpectedWorkbookError } from '../../support/workbook-errors.ts';
 import { fixtureDir, writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
+import { withEncryptionInfo } from '../../support/workbook-fixtures-crypto.ts';
 import { put } from '../../support/workbook-fixtures-zip.ts';
 
 const BOUNDS: WorkbookBounds = loadConfig({}).workbook;
@@ -35,22 +36,6 @@ async function expectError(promise: Promise<unknown>, expected: ExpectedWorkbook
     assert.ok(!error.message.includes(PASSWORD));
     return true;
   });
-}
-
-/** The agile file with its EncryptionInfo XML edited. */
-function withEncryptionInfo(file: Buffer, edit: (xml: string) => string, version?: [number, number]): Buffer {
-  const container = CFB.read(file, { type: 'buffer' });
-  const entry = CFB.find(container, '/EncryptionInfo');
-  assert.ok(entry);
-  const info = Buffer.from(entry.content);
-  const head = Buffer.from(info.subarray(0, 8));
-  if (version !== undefined) {
-    head.writeUInt16LE(version[0], 0);
-    head.writeUInt16LE(version[1], 2);
-  }
-  entry.content = Buffer.concat([head, Buffer.from(edit(info.subarray(8).toString('utf8')))]);
-  entry.size = entry.content.length;
-  return Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array);
 }
 
 const passwordError = (name: string) => ({
@@ -86,17 +71,41 @@ describe('agile encryption (4.4)', () => {
     await expectError(read(file, 'x'.repeat(256)), passwordError('agile-locked.xlsx'));
   });
 
-  it('refuses an attacker-chosen spinCount at once instead of spinning for a minute', async () => {
+  it('refuses a spinCount over WORKBOOK_MAX_SPIN_COUNT at once, before the password is looked at', async () => {
     const file = await put(
       path.join(dir, 'spin.xlsx'),
       withEncryptionInfo(agile, (xml) => xml.replace(/spinCount="\d+"/, 'spinCount="10000000"')),
     );
-    const started = performance.now();
-    await expectError(read(file, PASSWORD), {
+    const over = {
       code: 'resource_unavailable',
       message:
-        /^spin\.xlsx: workbook exceeds processing limits \(password key derivation \(spinCount 10000000\) would take about \d+ s\)$/,
-    });
+        'spin.xlsx: workbook exceeds processing limits (password key derivation spinCount 10000000 is over the limit of 1000000)',
+    };
+    const started = performance.now();
+    await expectError(read(file, PASSWORD), over);
+    await expectError(read(file, undefined), over);
+    assert.ok(performance.now() - started < 2000);
+  });
+
+  it('refuses a derivation the calibrated hash rate cannot finish before the deadline', async () => {
+    const file = await put(path.join(dir, 'slow.xlsx'), agile);
+    // 1 round per ms: Excel's 100,000 rounds, three derivations, would take 300 s.
+    const slowMachine = { SHA1: 1, SHA256: 1, SHA384: 1, SHA512: 1 };
+    const started = performance.now();
+    await expectError(
+      readWorkbook({
+        path: file,
+        name: 'slow.xlsx',
+        password: PASSWORD,
+        bounds: BOUNDS,
+        hashRates: slowMachine,
+      }),
+      {
+        code: 'resource_unavailable',
+        message:
+          'slow.xlsx: workbook exceeds processing limits (password key derivation (spinCount 100000) would take about 300 s)',
+      },
+    );
     assert.ok(performance.now() - started < 2000);
   });
 
