@@ -10,6 +10,7 @@ import {
 import { ReadError, readError } from '../errors.ts';
 import { definitionOf } from '../targets/index.ts';
 import type { ReadFields, ReadQuery, ResolvedRead } from '../types.ts';
+import { boundProblems } from './bounds.ts';
 import { FIELD_RULES, FIELD_SPECS, isReadInputField, TARGET_MODE_FIELDS, TARGET_SPECS } from './fields.ts';
 import { appendQueryParam, isQueryTarget, queryValues, shown, validateQuery } from './query.ts';
 import { parseResourceUri } from './uri.ts';
@@ -23,10 +24,11 @@ import { dotSegmentField, segmentNoun, VALUE_RULES_BY_TARGET } from './value-rul
  * (the contract's optional error field rules).
  *  1. not a plain JSON object            → invalid_tool_input, no field
  *  2. unknown fields (own `__proto__` too), in input key order → invalid_tool_input
- *  3. types (string or null; limit integer or null), in input key order; then trimming
+ *  3. bounds (bounds.ts: length caps, well-formed Unicode), then types (string or null; limit
+ *     integer or null), in input key order; then trimming
  *  4. mode: uri with any target-mode field → invalid_tool_input, details.fields;
  *     neither target nor uri              → invalid_tool_input
- *  URI mode: 5. the URI (see parseResourceUri for its own order).
+ *  URI mode: 5. the URI (see parseResourceUri for its own order), then the bounds of its parts.
  *  Target mode:
  *  5. target: unsupported → unsupported_read_target (aliases docs/doc/doc_search resolve first)
  *  6. forbidden fields, in field-table order
@@ -86,6 +88,14 @@ function readGiven(raw: unknown): Given {
         ? `Unknown field ${shown(unknown[0] ?? '')}.`
         : `Unknown fields ${unknown.map(shown).join(', ')}.`;
     throw readError.invalidInput(message, { ...faultyFields(unknown), ...suppliedContext(raw) });
+  }
+  const overBound = boundProblems(raw, keys);
+  if (overBound.length > 0) {
+    const message = overBound.map(({ field, problem }) => `The ${field} field ${problem}.`).join(' ');
+    const fields = overBound.map(({ field }) => field);
+    // A uri out of bounds is a malformed URI (the contract's code for URI mode).
+    const refuse = fields.length === 1 && fields[0] === 'uri' ? readError.invalidUri : readError.invalidInput;
+    throw refuse(message, { ...faultyFields(fields), ...suppliedContext(raw) });
   }
   const given: Given = { strings: {}, sent: new Set(keys) };
   const wrongType: ReadInputField[] = [];
@@ -182,6 +192,12 @@ export function resolveReadInput(raw: unknown): ResolvedRead {
 
 function resolveUriMode(uri: string): ResolvedRead {
   const parsed = parseResourceUri(uri);
+  // The uri's parts are bounded as the same fields are in target mode.
+  const overBound = boundProblems(parsed.fields as Readonly<Record<string, unknown>>, parsed.supplied);
+  if (overBound.length > 0) {
+    const message = overBound.map(({ field, problem }) => `The ${field} in the uri ${problem}.`).join(' ');
+    throw readError.invalidUri(message, { target: parsed.target, field: 'uri', uri });
+  }
   const resolved: ResolvedRead = {
     mode: 'uri',
     target: parsed.target,
