@@ -2,7 +2,7 @@
 //
 //   node scripts/run-tests.mjs [unit|integration|integration/mcp|FILE.test.ts ...]   default: every test
 //
-// Unit tests run without Dagu. Integration (and e2e) tests run against a real Dagu of the selected
+// Unit tests run without Dagu. Integration, e2e and fuzz tests run against a real Dagu of the selected
 // generation (DAGU_TEST_GENERATION=1|2, default: the pin file's testGeneration), built, started and
 // seeded once by test/support/dagu.ts and passed to the test processes in DAGU_TEST_* variables. When
 // the whole integration folder runs, a subset (SECOND_GENERATION) also runs against the other
@@ -65,7 +65,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const NEEDS_DAGU = [join('test', 'integration') + sep, join('test', 'e2e') + sep];
+const NEEDS_DAGU = [join('test', 'integration') + sep, join('test', 'e2e') + sep, join('test', 'fuzz') + sep];
 const needsDagu = (file) => NEEDS_DAGU.some((prefix) => file.startsWith(prefix));
 const withoutDagu = files.filter((file) => !needsDagu(file));
 const withDagu = files.filter(needsDagu);
