@@ -40,7 +40,11 @@ export async function observedRead<Outcome extends OperationRecord['outcome']>(
   const outcome =
     facts === undefined
       ? refusedWithoutContext()
-      : await read({ access: facts.access, signal: facts.signal });
+      : await read({
+          access: facts.access,
+          signal: facts.signal,
+          caller: `${facts.identityKind}:${facts.identity}`,
+        });
   observe({ method, tool, outcome, durationSeconds: (performance.now() - started) / 1000, request: facts });
   return outcome;
 }

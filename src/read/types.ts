@@ -29,6 +29,8 @@ export interface ResolvedRead {
 export interface CallContext {
   access: AccessPolicy;
   signal?: AbortSignal;
+  /** Who calls (identity kind and id): the workbook pool shares its workers fairly between callers. */
+  caller?: string;
 }
 
 /** What a target handler returns; `upstreamStatus` feeds the audit record. */

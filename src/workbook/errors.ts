@@ -17,6 +17,7 @@ export class WorkbookLimitError extends Error {
 }
 
 /**
+ * - `disabled`: workbook reads are off (no WORKBOOK_ROOTS);
  * - `bad_path` / `bad_password`: the caller's `path` or `password` cannot be used;
  * - `not_found`: no such file;
  * - `unreadable`: the file cannot be opened or is not a valid workbook, or its encryption is unsupported;
@@ -25,6 +26,7 @@ export class WorkbookLimitError extends Error {
  * - `failed`: the reader failed unexpectedly.
  */
 export type WorkbookFailureKind =
+  | 'disabled'
   | 'bad_path'
   | 'bad_password'
   | 'not_found'
@@ -56,6 +58,11 @@ export class WorkbookError extends Error {
 const fail = (kind: WorkbookFailureKind, message: string) => new WorkbookError(kind, message);
 
 export const workbookErrors = {
+  disabled: () =>
+    fail(
+      'disabled',
+      'Workbook reads are off on this gateway: the operator has opened no folder. Set WORKBOOK_ROOTS to the folders agents may read.',
+    ),
   extension: (name: string) =>
     fail('bad_path', `${name}: only .xlsx and .xlsm workbooks are supported; save as .xlsx`),
   outsideRoots: (name: string) => fail('bad_path', `${name}: path is outside the allowed workbook folders`),

@@ -36,8 +36,8 @@ export interface WorkbookReaderHooks {
 
 export interface WorkbookReader {
   /**
-   * Profiles the workbook at `path` (as supplied; relative paths resolve against the working
-   * directory) for `caller`, whose reads share the pool fairly with other callers'. Rejects with a
+   * Profiles the workbook at `path` (as supplied; a relative path resolves against the first of the
+   * roots, and without roots nothing is read) for `caller`, whose reads share the pool fairly with other callers'. Rejects with a
    * WorkbookError, or with `signal.reason` when aborted.
    */
   read(

@@ -1,7 +1,9 @@
 /**
  * Checks a workbook path before any worker starts: the extension, the configured roots, and what
- * the path is. With WORKBOOK_ROOTS set, a path outside every root (after `..` and symbolic links
- * are resolved) gets the same answer whether or not it exists, so the check reveals nothing.
+ * the path is. Without WORKBOOK_ROOTS nothing is readable (workbooks are off until an operator
+ * opens a folder). A relative path resolves against the first root. A path outside every root
+ * (after `..` and symbolic links are resolved) gets the same answer whether or not it exists, so
+ * the check reveals nothing.
  */
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -39,13 +41,14 @@ export async function locateWorkbook(
   input: string,
   roots: readonly string[] | undefined,
 ): Promise<LocatedWorkbook> {
+  // No folder opened by the operator: no file of this host is readable, whatever the path.
+  if (roots === undefined || roots.length === 0) throw workbookErrors.disabled();
   const name = path.basename(input);
   if (!EXTENSIONS.has(path.extname(input).toLowerCase())) throw workbookErrors.extension(name);
-  const resolved = await realpathLenient(path.resolve(input));
-  if (roots !== undefined) {
-    const realRoots = await Promise.all(roots.map((root) => realpathLenient(path.resolve(root))));
-    if (!realRoots.some((root) => isInside(resolved, root))) throw workbookErrors.outsideRoots(name);
-  }
+  // A relative path names a file in the first root, never one in the gateway's working folder.
+  const resolved = await realpathLenient(path.resolve(path.resolve(roots[0]!), input));
+  const realRoots = await Promise.all(roots.map((root) => realpathLenient(path.resolve(root))));
+  if (!realRoots.some((root) => isInside(resolved, root))) throw workbookErrors.outsideRoots(name);
   let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(resolved);

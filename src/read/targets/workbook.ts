@@ -4,6 +4,7 @@ import { defineTarget } from '../definition.ts';
 import { ReadError } from '../errors.ts';
 
 const CONTRACT_ERROR: Readonly<Record<WorkbookFailureKind, { code: ErrorCode; field?: string }>> = {
+  disabled: { code: 'unauthorized' },
   bad_path: { code: 'invalid_tool_input', field: 'path' },
   bad_password: { code: 'invalid_tool_input', field: 'password' },
   not_found: { code: 'resource_not_found' },
@@ -32,7 +33,12 @@ export const workbookTargets = {
     echo: ['path'],
     handle: async (request, deps, call) => {
       try {
-        const model = await deps.workbook.read(request.fields.path, request.fields.password, call.signal);
+        const model = await deps.workbook.read(
+          request.fields.path,
+          request.fields.password,
+          call.signal,
+          call.caller,
+        );
         return { data: model as unknown as Record<string, unknown> };
       } catch (error) {
         throw error instanceof WorkbookError ? readErrorFromWorkbook(error) : error;

@@ -53,6 +53,8 @@ describe('secrets never reach the audit log, the application log or /metrics', (
         DAGU_API_BASE: dagu.apiBase,
         // The shared Dagu runs without auth and ignores it; the gateway still sends it on every call.
         DAGU_API_TOKEN: DAGU_TOKEN,
+        // A root, so the workbook read (and its password) goes as far as looking for the file.
+        WORKBOOK_ROOTS: '/nonexistent/finance',
         AUTH_API_KEYS_FILE: writeKeysFile([
           { name: 'secret-user', key: KEY },
           { name: 'query-user', key: QUERY_KEY },

@@ -25,8 +25,9 @@ let small: string;
 let long: string;
 const readers: WorkbookReader[] = [];
 
+/** A reader with the fixture folder as its root, unless `options` say otherwise. */
 function reader(options: Partial<GatewayConfig['workbook']> = {}): WorkbookReader {
-  const created = createWorkbookReader({ ...DEFAULTS, ...options });
+  const created = createWorkbookReader({ ...DEFAULTS, roots: [dir], ...options });
   readers.push(created);
   return created;
 }
@@ -101,7 +102,7 @@ describe('createWorkbookReader', () => {
     }
   });
 
-  it('reports a missing file, a directory, and resolves relative paths against the working directory', async () => {
+  it('reports a missing file and a directory', async () => {
     await expectError(reader().read(path.join(dir, 'missing.xlsx'), undefined), {
       code: 'resource_not_found',
       message: 'missing.xlsx: workbook not found',
@@ -112,8 +113,6 @@ describe('createWorkbookReader', () => {
       message: 'folder.xlsx: path is a directory, not a workbook',
       field: 'path',
     });
-    const relative = path.relative(process.cwd(), small);
-    assert.equal((await reader().read(relative, undefined)).path, small);
   });
 
   it('refuses a file over the size cap before starting a worker', async () => {
@@ -125,6 +124,44 @@ describe('createWorkbookReader', () => {
 });
 
 describe('WORKBOOK_ROOTS', () => {
+  it('unset, reads nothing: every path is unauthorized, naming the setting', async () => {
+    const closed = reader({ roots: undefined });
+    for (const input of [small, 'small.xlsx', path.join(dir, 'missing.xlsx'), 'notes.txt']) {
+      await expectError(closed.read(input, undefined), {
+        code: 'unauthorized',
+        message:
+          'Workbook reads are off on this gateway: the operator has opened no folder. Set WORKBOOK_ROOTS to the folders agents may read.',
+      });
+    }
+  });
+
+  it('a relative path names a file in the first root, never one in the working folder', async () => {
+    const second = path.join(dir, 'second-root');
+    await mkdir(second);
+    await writeSmallWorkbook(path.join(second, 'only-here.xlsx'));
+    const rooted = reader({ roots: [dir, second] });
+    assert.equal((await rooted.read('small.xlsx', undefined)).path, small);
+    assert.equal(
+      (await rooted.read('./second-root/only-here.xlsx', undefined)).path,
+      path.join(second, 'only-here.xlsx'),
+    );
+    // Only the first root anchors relative paths; the second is reached by an absolute path.
+    await expectError(rooted.read('only-here.xlsx', undefined), {
+      code: 'resource_not_found',
+      message: 'only-here.xlsx: workbook not found',
+    });
+    assert.equal(
+      (await rooted.read(path.join(second, 'only-here.xlsx'), undefined)).path,
+      path.join(second, 'only-here.xlsx'),
+    );
+    // Relative to the working folder it would exist; relative to the root it leaves the roots.
+    await expectError(rooted.read(path.relative(dir, path.join(process.cwd(), 'x.xlsx')), undefined), {
+      code: 'invalid_tool_input',
+      message: 'x.xlsx: path is outside the allowed workbook folders',
+      field: 'path',
+    });
+  });
+
   let allowed: string;
   let outside: string;
   before(async () => {
@@ -272,7 +309,7 @@ describe('compiled build', () => {
       );
       const script = `const { createWorkbookReader } = await import(${JSON.stringify(
         path.join(out, 'workbook', 'index.js'),
-      )}); const r = createWorkbookReader(${JSON.stringify(DEFAULTS)}); const m = await r.read(${JSON.stringify(
+      )}); const r = createWorkbookReader(${JSON.stringify({ ...DEFAULTS, roots: [dir] })}); const m = await r.read(${JSON.stringify(
         small,
       )}); await r.close(); console.log(JSON.stringify(m.sheets[0].sample));`;
       const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });

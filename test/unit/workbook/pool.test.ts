@@ -38,7 +38,10 @@ let modest: string;
 const readers: WorkbookReader[] = [];
 
 function reader(options: Partial<GatewayConfig['workbook']>, onRefused?: (reason: PoolRefusal) => void) {
-  const created = createWorkbookReader({ ...DEFAULTS, ...options }, onRefused ? { onRefused } : {});
+  const created = createWorkbookReader(
+    { ...DEFAULTS, roots: [dir], ...options },
+    onRefused ? { onRefused } : {},
+  );
   readers.push(created);
   return created;
 }
