@@ -36,11 +36,15 @@ export function asReadError(error: unknown): unknown {
   return error instanceof DaguError ? readErrorFromDagu(error) : error;
 }
 
+/** "Your request was too large": payload (413), URI (414), header fields (431). */
+const TOO_LARGE: ReadonlySet<number> = new Set([413, 414, 431]);
+
 const withDetail = (lead: string, detail: string) => (detail === '' ? `${lead}.` : `${lead}: ${detail}`);
 
 /**
  * The ReadError for a non-success answer from Dagu:
- * 404 → resource_not_found; 400 → invalid_tool_input (target mode) or invalid_resource_uri (URI mode);
+ * 404 → resource_not_found; 400, and 413/414/431 (too large) → invalid_tool_input (target mode) or
+ * invalid_resource_uri (URI mode);
  * 401/403 → resource_unavailable, because it is the gateway's own credential that Dagu refused;
  * 499 and 5xx → resource_unavailable; anything else → internal_error.
  */
@@ -65,6 +69,14 @@ export function upstreamError(response: DaguResponse, context: UpstreamErrorCont
   }
   if (status === 400) {
     const message = withDetail('Dagu rejected the request as invalid', detail);
+    return context.mode === 'uri'
+      ? make('invalid_resource_uri', message, 'uri')
+      : make('invalid_tool_input', message);
+  }
+  if (TOO_LARGE.has(status)) {
+    // The request passed the input bounds but Dagu (or a proxy before it) found it too large: the
+    // caller's input must shrink, as for a 400; retrying unchanged cannot help.
+    const message = `Dagu refused the request as too large (HTTP ${status}); shorten the query, search or names.`;
     return context.mode === 'uri'
       ? make('invalid_resource_uri', message, 'uri')
       : make('invalid_tool_input', message);

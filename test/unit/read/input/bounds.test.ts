@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FIELD_MAX_LENGTH, type StringField } from '../../../../src/read/input/bounds.ts';
 import { resolveReadInput } from '../../../../src/read/input/index.ts';
+import { findReferenceTopic } from '../../../../src/reference/topics.ts';
 import { assertError, errorOf } from '../../../support/read-errors.ts';
 
 const DAGU_LIMITS: ReadonlyArray<[StringField, number]> = [
@@ -78,6 +79,14 @@ describe('input bounds', () => {
       );
     });
   }
+
+  it('are the table of the read-tool reference topic', () => {
+    const text = findReferenceTopic('read-tool')?.text ?? '';
+    const documented: Record<string, number> = {};
+    for (const [, fields, max] of text.matchAll(/^\| ((?:`\w+`(?:, )?)+) \| (\d+) \|$/gm))
+      for (const field of fields!.matchAll(/`(\w+)`/g)) documented[field[1]!] = Number(max);
+    assert.deepEqual(documented, { ...FIELD_MAX_LENGTH });
+  });
 
   it('are checked before any other rule: target, mode and field rules come after', () => {
     const long = 'x'.repeat(FIELD_MAX_LENGTH.name + 1);

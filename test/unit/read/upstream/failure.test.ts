@@ -9,6 +9,10 @@ describe('upstreamError: HTTP status → contract code', () => {
     [404, 'uri', 'resource_not_found'],
     [400, 'target', 'invalid_tool_input'],
     [400, 'uri', 'invalid_resource_uri'],
+    [413, 'target', 'invalid_tool_input'],
+    [414, 'uri', 'invalid_resource_uri'],
+    [431, 'target', 'invalid_tool_input'],
+    [431, 'uri', 'invalid_resource_uri'],
     [401, 'target', 'resource_unavailable'],
     [403, 'uri', 'resource_unavailable'],
     [499, 'target', 'resource_unavailable'],
@@ -32,6 +36,18 @@ describe('upstreamError: HTTP status → contract code', () => {
   it('a 400 in URI mode names the uri field; in target mode no single field', () => {
     assert.equal(upstreamError({ status: 400, body }, { mode: 'uri' }).field, 'uri');
     assert.equal(upstreamError({ status: 400, body }, { mode: 'target' }).field, undefined);
+  });
+
+  it('says that 413, 414 and 431 mean the request was too large, even with a plain-text body', () => {
+    const error = upstreamError(
+      { status: 431, body: '431 Request Header Fields Too Large' },
+      { mode: 'target', target: 'dag_search' },
+    );
+    assert.equal(
+      error.message,
+      'Dagu refused the request as too large (HTTP 431); shorten the query, search or names.',
+    );
+    assert.equal(error.field, undefined);
   });
 
   it("says that 401/403 is the gateway's own credential", () => {
