@@ -12,6 +12,7 @@ import {
   seedDagu,
   startDagu,
 } from '../test/support/dagu.ts';
+import { fixtureDir, writeSmallWorkbook } from '../test/support/workbook-fixtures.ts';
 import { clientSnippets } from './client-snippets.ts';
 
 const port = process.env.PORT ?? '8090';
@@ -51,12 +52,16 @@ const seedStarted = Date.now();
 const seed = await seedDagu(dagu);
 const wikiPages = seed.v2?.wiki.pages.length ?? 0;
 process.stdout.write(`Seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s.\n`);
+// Workbooks are off until a folder is opened: the demo opens a temporary one with a sample workbook.
+const workbooks = await fixtureDir('demo-workbooks');
+await writeSmallWorkbook(`${workbooks.dir}/sample.xlsx`);
 const config = loadConfig({
   ...process.env,
   HOST: '127.0.0.1',
   PORT: port,
   DAGU_URL: dagu.url,
   DAGU_API_BASE: dagu.apiBase,
+  WORKBOOK_ROOTS: process.env.WORKBOOK_ROOTS ?? workbooks.dir,
   AUDIT_LOG: process.env.AUDIT_LOG ?? 'stdout',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 });
@@ -85,7 +90,8 @@ ${snippets}
 
 Try: {"target":"runs"}, {"target":"run","name":"${seed.dags.fails}","dagRunId":"latest"},
      {"target":"run","name":"${seed.dags.parent}","dagRunId":"latest"}, {"target":"wiki"},
-     {"target":"wiki_search","search":"${seed.v2?.wiki.opsWord ?? 'deploy'}"}, {"uri":"dagu://reference/read-tool"}
+     {"target":"wiki_search","search":"${seed.v2?.wiki.opsWord ?? 'deploy'}"}, {"uri":"dagu://reference/read-tool"},
+     {"target":"workbook","path":"sample.xlsx"}
 ${authenticated ? 'Callers need a credential (AUTH_* is set).' : 'No authentication is configured (loopback only).'} Ctrl-C stops the gateway and Dagu.
 `);
 
@@ -95,6 +101,7 @@ const stop = async () => {
   stopping = true;
   await gateway.close();
   await dagu.stop();
+  await workbooks.cleanup();
   process.exit(0);
 };
 process.on('SIGINT', () => void stop());
