@@ -36,7 +36,7 @@ export const FIELD_MAX_LENGTH: Readonly<Record<StringField, number>> = Object.fr
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** What is wrong with a string field's value as sent (completing "The {field} field …"), or undefined. */
-export function boundProblem(field: StringField, value: string): string | undefined {
+function boundProblem(field: StringField, value: string): string | undefined {
   const max = FIELD_MAX_LENGTH[field];
   if (value.length > max) return `is ${value.length} characters long; at most ${max} are accepted`;
   if (LONE_SURROGATE.test(value)) return 'is not well-formed Unicode (it contains a lone surrogate)';

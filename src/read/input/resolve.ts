@@ -10,7 +10,7 @@ import {
 import { ReadError, readError } from '../errors.ts';
 import { definitionOf } from '../targets/index.ts';
 import type { ReadFields, ReadQuery, ResolvedRead } from '../types.ts';
-import { boundProblems } from './bounds.ts';
+import { boundProblems, type StringField } from './bounds.ts';
 import { FIELD_RULES, FIELD_SPECS, isReadInputField, TARGET_MODE_FIELDS, TARGET_SPECS } from './fields.ts';
 import { appendQueryParam, isQueryTarget, queryValues, shown, validateQuery } from './query.ts';
 import { parseResourceUri } from './uri.ts';
@@ -60,8 +60,6 @@ function theFields(fields: readonly string[], lower = false): string {
 }
 
 // ---- 1–3: shape, unknown fields, types ------------------------------------------------------
-
-type StringField = Exclude<ReadInputField, 'limit'>;
 
 /** Effective values: trimmed, empty and null dropped; `password` exactly as supplied. */
 interface Given {
