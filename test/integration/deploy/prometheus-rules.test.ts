@@ -50,6 +50,7 @@ test('the alerts the operator needs exist, and each one is fired by a unit test'
     'DaguMcpGatewayRateLimited',
     'DaguMcpGatewayAuthFailures',
     'DaguMcpGatewayAccessDenied',
+    'DaguMcpGatewayWorkbookPoolSaturated',
   ]) {
     assert.ok(alerts.includes(needed), `alert ${needed} is missing`);
   }
