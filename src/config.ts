@@ -11,7 +11,7 @@ export interface GatewayConfig {
   logLevel: string;
   dagu: {
     url: string;
-    /** REST prefix below `url`: `/api/v1` for Dagu 2.x, `/api/v2` for Dagu 1.x. */
+    /** REST prefix below `url`: `auto` (found from Dagu's health routes), `/api/v1` for Dagu 2.x, `/api/v2` for 1.x. */
     apiBase: string;
     token: string | undefined;
     timeoutMs: number;
@@ -90,7 +90,7 @@ const ENV_SCHEMA = {
     PUBLIC_URL: { type: 'string', pattern: '^https?://[^/?#]+$' },
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     DAGU_URL: { type: 'string', pattern: '^https?://[^?#]+$', default: 'http://127.0.0.1:8080' },
-    DAGU_API_BASE: { type: 'string', pattern: '^/[A-Za-z0-9/_.-]*[^/]$', default: '/api/v1' },
+    DAGU_API_BASE: { type: 'string', pattern: '^(auto|/[A-Za-z0-9/_.-]*[^/])$', default: 'auto' },
     DAGU_API_TOKEN: text,
     DAGU_TIMEOUT_MS: integer(100, 600_000, 10_000),
     DAGU_PROBE_TIMEOUT_MS: integer(50, 900, 750),
@@ -158,8 +158,9 @@ const SETTING_TEXT = {
     allowed: 'an http:// or https:// URL without a query or fragment',
   },
   DAGU_API_BASE: {
-    help: 'Dagu REST prefix: /api/v1 for Dagu 2.x, /api/v2 for Dagu 1.x',
-    allowed: 'a path starting with "/" made of letters, digits, "/", "_", "." and "-", not ending in "/"',
+    help: "Dagu REST prefix: auto (found from Dagu's health routes), /api/v1 for Dagu 2.x, /api/v2 for Dagu 1.x",
+    allowed:
+      'auto, or a path starting with "/" made of letters, digits, "/", "_", "." and "-", not ending in "/"',
   },
   DAGU_API_TOKEN: { help: "the gateway's own bearer credential for Dagu (never a caller's)" },
   DAGU_TIMEOUT_MS: { help: 'timeout of each upstream call to Dagu, in milliseconds' },

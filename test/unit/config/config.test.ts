@@ -9,7 +9,7 @@ test('defaults follow design §4', () => {
   assert.equal(config.mcpPath, '/mcp');
   assert.deepEqual(config.dagu, {
     url: 'http://127.0.0.1:8080',
-    apiBase: '/api/v1',
+    apiBase: 'auto',
     token: undefined,
     timeoutMs: 10_000,
   });
@@ -136,6 +136,15 @@ test('TOOL_TEXT defaults to the contract text; RATE_LIMIT_REDIS_URL is off by de
     loadConfig({ RATE_LIMIT_REDIS_URL: 'redis://r:6379/0' }).rateLimitRedisUrl,
     'redis://r:6379/0',
   );
+});
+
+test('DAGU_API_BASE: auto (the default) or a REST path; anything else is refused', () => {
+  assert.equal(loadConfig({ DAGU_API_BASE: 'auto' }).dagu.apiBase, 'auto');
+  assert.equal(loadConfig({ DAGU_API_BASE: '/api/v2' }).dagu.apiBase, '/api/v2');
+  assert.equal(loadConfig({ DAGU_API_BASE: '/dagu/api/v1' }).dagu.apiBase, '/dagu/api/v1');
+  for (const value of ['v2', 'automatic', '/api/v1/']) {
+    assert.throws(() => loadConfig({ DAGU_API_BASE: value }), ConfigError, value);
+  }
 });
 
 test('the workbook pool gives one caller half of the workers by default, never more than the pool', () => {
