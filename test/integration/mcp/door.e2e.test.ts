@@ -130,26 +130,29 @@ for (const era of ['legacy', 'modern'] as const) {
 }
 
 describe('text that is valid UTF-8 stays what it was', () => {
-  test('a byte-order mark is dropped as before; multi-byte names arrive intact (and simply do not exist)', async () => {
+  test('a byte-order mark is dropped as before; multi-byte names arrive intact, do not exist, and never reach Dagu', async () => {
     const bom = await post(
       Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), toolCallBytes('legacy', Buffer.from('two-steps'))]),
       { ...bearer(KEY), ...ERA_HEADERS.legacy },
     );
     assert.equal(bom.status, 200);
+    assert.notEqual(JSON.parse(bom.text).result.isError, true, bom.text);
     const sentBefore = proxy.requests.length;
-    const accented = await post(toolCallBytes('legacy', Buffer.from('caf\u00e9-\u{1f600}')), {
+    const name = 'caf\u00e9-\u{1f600}';
+    const accented = await post(toolCallBytes('legacy', Buffer.from(name)), {
       ...bearer(KEY),
       ...ERA_HEADERS.legacy,
     });
     assert.equal(accented.status, 200);
-    // Dagu 1.x answers 404 for such a name, 2.x 400 (names are ASCII there): either way the name
-    // reached Dagu byte for byte, as one escaped path segment.
+    // Decoded byte for byte: the error's URI carries exactly this name, escaped. Dagu cannot hold a
+    // non-ASCII name (issue 12: names Dagu cannot hold never reach Dagu), so it simply does not exist.
     const content = JSON.parse(accented.text).result.structuredContent;
-    assert.ok(['resource_not_found', 'invalid_tool_input'].includes(content.code), content.code);
-    const escaped = encodeURIComponent('caf\u00e9-\u{1f600}');
+    const escaped = encodeURIComponent(name);
+    assert.equal(content.code, 'resource_not_found', accented.text);
+    assert.equal(content.uri, `dagu://dags/${escaped}/spec`);
     const paths = proxy.requests.slice(sentBefore).map((request) => request.rawUrl);
     assert.ok(
-      paths.some((path) => path.includes(`/${escaped}/`) || path.endsWith(`/${escaped}`)),
+      paths.every((path) => !path.includes(escaped) && !path.includes(name)),
       paths.join(' '),
     );
   });
