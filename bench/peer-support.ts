@@ -5,11 +5,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type DaguInstance, type DaguSeed, seedDagu, startDagu } from '../test/support/dagu.ts';
+import { type DaguInstance, type DaguSeed, freePort, seedDagu, startDagu } from '../test/support/dagu.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -23,18 +22,6 @@ export interface PeerDagu {
 export async function startPeerDagu(): Promise<PeerDagu> {
   const instance = await startDagu({ generation: 2 });
   return { instance, seed: await seedDagu(instance) };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** Parent pid of a process, from /proc/<pid>/stat (the command may hold spaces and parentheses). */

@@ -2,7 +2,6 @@
 // older than the sources, spawned as its own process, its output captured.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -54,15 +53,7 @@ export interface BinProcess {
   stop(): Promise<void>;
 }
 
-/** A port free on 127.0.0.1 right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise((done) => server.close(done));
-  if (address === null || typeof address !== 'object') throw new Error('no free port');
-  return address.port;
-}
+export { freePort } from './dagu.ts';
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 

@@ -165,7 +165,8 @@ function buildBinary(generation: Generation, onProgress?: (line: string) => void
   });
 }
 
-function freePort(): Promise<number> {
+/** A free TCP port on 127.0.0.1 (the listener is closed before the port is handed out). */
+export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.unref();

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -21,7 +20,7 @@ import {
   scrape,
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
-import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { connectModern, type RunningGateway, startGateway } from '../../support/gateway.ts';
 import { deployTool, readRepoFile, readRepoYaml, repoPath } from './tools.ts';
 
@@ -224,18 +223,6 @@ describe('every metric in the rules and the dashboard is one the gateway exports
 });
 
 // ---- a real Prometheus scraping the gateway -----------------------------------------------------
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 

@@ -6,27 +6,14 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type CapturedGateway, startCapturedGateway } from '../../support/auth-fixtures.ts';
-import { DAGU_PIN, daguBinary } from '../../support/dagu.ts';
+import { DAGU_PIN, daguBinary, freePort } from '../../support/dagu.ts';
 import { FAULTS, startFaultServer } from '../../support/fake-dagu-faults.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A real Dagu on a fixed port and home, so it can be stopped and started again at the same address. */
 class RestartableDagu {
