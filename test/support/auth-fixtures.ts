@@ -217,7 +217,7 @@ export async function postMcp(
 /** A request with node:http, for what `fetch` cannot send (a `Host` header of our choosing). */
 export function rawHttp(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
 ): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {

@@ -2,7 +2,6 @@
 // and nothing of it reaches Dagu; a body in a Content-Encoding the gateway does not decode gets 415.
 // Authentication still answers first.
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import {
@@ -10,6 +9,7 @@ import {
   type CapturedGateway,
   type GatedProxy,
   newApiKey,
+  rawHttp,
   readsThrough,
   startCapturedGateway,
   startGatedProxy,
@@ -56,40 +56,18 @@ function toolCallBytes(era: 'modern' | 'legacy', nameBytes: Buffer): Buffer {
   ]);
 }
 
-/** POSTs raw bytes with node:http (fetch would re-encode nothing, but this keeps every header ours). */
+/** POSTs raw bytes (rawHttp: node:http keeps every byte and header ours). */
 function post(body: Buffer, headers: Record<string, string>) {
-  const target = new URL(gateway.mcpUrl);
-  return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>(
-    (resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'content-length': String(body.length),
-            ...headers,
-          },
-        },
-        (res) => {
-          const parts: Buffer[] = [];
-          res.on('data', (part: Buffer) => parts.push(part));
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              text: Buffer.concat(parts).toString(),
-            }),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
+  return rawHttp(gateway.mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'content-length': String(body.length),
+      ...headers,
     },
-  );
+    body,
+  });
 }
 
 for (const era of ['legacy', 'modern'] as const) {
