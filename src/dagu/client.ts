@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import type { GatewayConfig } from '../config.ts';
+import { shownValue } from '../core/shown-value.ts';
 import type { HealthAnswer } from './detect.ts';
 import { createDialectFinder } from './dialect-finder.ts';
 import { DaguError } from './errors.ts';
@@ -20,7 +21,6 @@ export interface DaguClientHooks {
 
 /** Bodies larger than this are refused rather than buffered (a 10 000-line log is far below it). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
-const MAX_SHOWN_VALUE = 64;
 
 const PARAM = /\{([A-Za-z][A-Za-z0-9]*)\}/g;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -36,9 +36,6 @@ const PARAM_NOUNS: Readonly<Record<string, string>> = {
   item: 'foreach item',
   bodyStepName: 'body step',
 };
-
-const shownValue = (value: string) =>
-  JSON.stringify(value.length > MAX_SHOWN_VALUE ? `${value.slice(0, MAX_SHOWN_VALUE)}…` : value);
 
 const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what it finds

@@ -1,3 +1,4 @@
+import { shownValue } from '../../core/shown-value.ts';
 import {
   DAGS_MAX_PER_PAGE,
   dagLabels,
@@ -42,8 +43,7 @@ type LatestRun = {
   finishedAt?: string;
 };
 
-const dagSubject = (name: string) =>
-  `DAG ${JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name)}`;
+const dagSubject = (name: string) => `DAG ${shownValue(name)}`;
 
 /** `latestDAGRun` as the contract's `latestRun`, only when the DAG has run (Dagu sends a zero run otherwise). */
 export function latestRunOf(value: unknown): LatestRun | undefined {

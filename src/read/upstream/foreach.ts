@@ -1,11 +1,10 @@
+import { shownValue } from '../../core/shown-value.ts';
 import { isForeachStep, serves } from '../../dagu/dialect.ts';
 import { type ReadError, readError } from '../errors.ts';
 import type { RunRef } from '../uri-shapes.ts';
 import { isRecord, list, optionalInteger, optionalText } from './bodies.ts';
 import type { ReadScope } from './fetch.ts';
 import { fetchRunDetails, runSubject } from './runs.ts';
-
-const quoted = (value: string) => JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
 
 /**
  * A foreach read on a Dagu without foreach REST routes: any Dagu 1.x, and Dagu 2.x before they exist
@@ -26,14 +25,14 @@ export async function explainMissingForeachRoutes(
   );
   const where = runSubject(run);
   if (!isRecord(node) || !isRecord(node.step)) {
-    return readError.notFound(`Step ${quoted(stepName)} does not exist in ${where}.`);
+    return readError.notFound(`Step ${shownValue(stepName)} does not exist in ${where}.`);
   }
   if (!isForeachStep(node.step)) {
     const why = serves(scope.deps.dagu.generation, 'foreach')
       ? ''
       : ' (the connected Dagu 1.x has no foreach steps)';
     return readError.notFound(
-      `Step ${quoted(stepName)} of ${where} is not a foreach step${why}: it has no foreach items.`,
+      `Step ${shownValue(stepName)} of ${where} is not a foreach step${why}: it has no foreach items.`,
     );
   }
   const done = optionalInteger(node.doneCount);
@@ -45,7 +44,7 @@ export async function explainMissingForeachRoutes(
     .filter((part) => part !== '')
     .join(' and ');
   return readError.unavailable(
-    `Step ${quoted(stepName)} of ${where} is a foreach step, but the connected Dagu does not serve its per-item ` +
+    `Step ${shownValue(stepName)} of ${where} is a foreach step, but the connected Dagu does not serve its per-item ` +
       `state (no foreach REST routes: GET …/steps/{stepName}/foreach…)${known === '' ? '' : `; it reports only ${known}`}. ` +
       'Reading foreach items and their body logs needs a Dagu 2.x release with those routes.',
   );

@@ -1,3 +1,4 @@
+import { shownValue } from '../../core/shown-value.ts';
 import { ReadError } from '../errors.ts';
 import type { RunRef } from '../uri-shapes.ts';
 import { assertDagReadable } from './access.ts';
@@ -7,12 +8,10 @@ import { failure, fetchAny, isSuccess, type ReadScope } from './fetch.ts';
 
 /** Reads addressed by run: route building, `latest`, the run's allowlist check, run details. */
 
-const quoted = (value: string) => JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
-
 /** `DAG-run "…" of DAG "…"` (or `Sub DAG-run … of …`): what a 404 says does not exist. */
 export function runSubject(run: RunRef): string {
-  const root = `DAG-run ${quoted(run.dagRunId)} of DAG ${quoted(run.name)}`;
-  return run.subRunId === undefined ? root : `Sub DAG-run ${quoted(run.subRunId)} of ${root}`;
+  const root = `DAG-run ${shownValue(run.dagRunId)} of DAG ${shownValue(run.name)}`;
+  return run.subRunId === undefined ? root : `Sub DAG-run ${shownValue(run.subRunId)} of ${root}`;
 }
 
 /** The route prefix and `{…}` parameters of a root run, or of a child run under its root. */
@@ -29,7 +28,7 @@ export function runRoute(run: RunRef): { prefix: string; params: Record<string, 
 async function runNotFound(scope: ReadScope, name: string, error: ReadError): Promise<ReadError> {
   if (error.code !== 'resource_not_found' || (await dagExists(scope, name))) return error;
   const missingDag = new ReadError(
-    { ...error.toObject(), message: `DAG ${quoted(name)} does not exist.` },
+    { ...error.toObject(), message: `DAG ${shownValue(name)} does not exist.` },
     { upstreamStatus: error.upstreamStatus, cause: error.cause },
   );
   return withSuggestions(scope, missingDag, name);
