@@ -34,7 +34,8 @@ export function generationOfVersion(version: string | undefined): Generation | u
   return Number(major) >= 2 ? 2 : Number(major) === 1 ? 1 : undefined;
 }
 
-const versionIn = (answer: HealthAnswer | undefined): string | undefined =>
+/** The version a health answer reports, if any. */
+export const versionIn = (answer: HealthAnswer | undefined): string | undefined =>
   typeof answer?.json?.version === 'string' ? answer.json.version : undefined;
 
 const healthy = (

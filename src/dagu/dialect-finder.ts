@@ -6,6 +6,7 @@ import {
   fitsDialect,
   generationOf,
   type HealthAnswer,
+  versionIn,
 } from './detect.ts';
 import { DaguError } from './errors.ts';
 import type { DaguProbeResult } from './types.ts';
@@ -31,9 +32,6 @@ export interface DialectFinder {
 
 /** Asks the health route under one REST base; throws a DaguError when Dagu does not answer. */
 export type AskHealth = (apiBase: string, signal?: AbortSignal) => Promise<HealthAnswer>;
-
-const versionOf = (answer: HealthAnswer): string | undefined =>
-  typeof answer.json?.version === 'string' ? answer.json.version : undefined;
 
 /** The reason a health answer is not "ready", if any. */
 function healthProblem(answer: HealthAnswer): string | undefined {
@@ -91,7 +89,7 @@ export function createDialectFinder(configuredBase: string, ask: AskHealth): Dia
   }
 
   const result = (answer: HealthAnswer, dialect: Dialect, problem?: string): DaguProbeResult => {
-    const version = versionOf(answer);
+    const version = versionIn(answer);
     const unhealthy = healthProblem(answer);
     return {
       reachable: unhealthy === undefined,
