@@ -171,6 +171,13 @@ async function readStepLog(
     return bodyStepCheck;
   };
 
+  // Both streams meet the same missing foreach routes: explain them with one run-details read.
+  let missingForeach: Promise<Error> | undefined;
+  const explainMissingForeach = (): Promise<Error> => {
+    missingForeach ??= explainMissingForeachRoutes(scope, requested, request.fields.stepName ?? '');
+    return missingForeach;
+  };
+
   const statuses: number[] = [];
   const readPart = async (stream: LogStream): Promise<LogPart> => {
     const response = await fetchAny(scope, {
@@ -180,9 +187,7 @@ async function readStepLog(
     });
     statuses.push(response.status);
     if (response.status === 200) return parseLogBody(response.body);
-    if (foreachBody && isMissingRoute(response)) {
-      throw await explainMissingForeachRoutes(scope, requested, request.fields.stepName ?? '');
-    }
+    if (foreachBody && isMissingRoute(response)) throw await explainMissingForeach();
     const failed = classifyLogFailure(response, deps.dagu.generation, foreachBody);
     if (failed === 'missing') return EMPTY_LOG;
     if (failed === 'ambiguous' && foreach !== undefined) {
