@@ -4,6 +4,7 @@ import { keygen } from './auth/keygen.ts';
 import { CommandLineError, helpText, loadDotEnv, parseCommandLine } from './cli.ts';
 import { ConfigError, type GatewayConfig, loadConfig } from './config.ts';
 import { routeConsoleToLog } from './console-log.ts';
+import { displayUrl } from './http/health.ts';
 import { serveMcpOverStdio } from './stdio/serve.ts';
 import { GATEWAY_VERSION } from './version.ts';
 
@@ -59,7 +60,7 @@ async function serveHttp(config: GatewayConfig): Promise<GatewayApp> {
   const gateway = await buildApp(config);
   const address = await gateway.app.listen({ host: config.host, port: config.port });
   gateway.app.log.info(
-    { address, mcp: `${address}${config.mcpPath}`, dagu: config.dagu.url },
+    { address, mcp: `${address}${config.mcpPath}`, dagu: displayUrl(config.dagu.url) },
     'dagu-mcp-gateway listening',
   );
   return gateway;
@@ -71,8 +72,15 @@ async function serveHttp(config: GatewayConfig): Promise<GatewayApp> {
  */
 async function serveStdio(config: GatewayConfig): Promise<GatewayApp> {
   const auditLog = config.auditLog === 'stdout' ? 'stderr' : config.auditLog;
+  // No /readyz, /metrics or HTTP rate limit here: no periodic probe for them, no Redis connection.
   const gateway = await buildApp(
-    { ...config, host: '127.0.0.1', auditLog },
+    {
+      ...config,
+      host: '127.0.0.1',
+      auditLog,
+      rateLimitRedisUrl: undefined,
+      readiness: { ...config.readiness, probeIntervalMs: 0 },
+    },
     { logger: { stream: process.stderr } },
   );
   const connection = serveMcpOverStdio({
@@ -81,7 +89,7 @@ async function serveStdio(config: GatewayConfig): Promise<GatewayApp> {
     onError: (error) => gateway.app.log.debug({ err: error }, 'mcp stdio transport error'),
   });
   gateway.app.log.info(
-    { dagu: config.dagu.url },
+    { dagu: displayUrl(config.dagu.url) },
     'dagu-mcp-gateway serving MCP on stdio (no HTTP listener: the caller is the local user)',
   );
   return {
