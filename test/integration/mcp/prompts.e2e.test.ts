@@ -129,10 +129,11 @@ for (const era of ['modern', 'legacy'] as const) {
       await withKey(era, FULL_KEY, async (client) => {
         const { dags, runs } = dagu.seed;
         const pinned = await client.getPrompt('why_did_run_fail', { name: dags.fails, dagRunId: runs.fails });
+        const pinnedCalls = readCalls(pinned).filter((call) => 'dagRunId' in call);
+        assert.ok(pinnedCalls.length >= 2, JSON.stringify(pinnedCalls));
         assert.ok(
-          readCalls(pinned)
-            .filter((call) => 'dagRunId' in call)
-            .every((call) => call.dagRunId === runs.fails),
+          pinnedCalls.every((call) => call.dagRunId === runs.fails),
+          JSON.stringify(pinnedCalls),
         );
         for (const [name, args] of [
           ['summarize_dag', { name: dags.twoSteps }],

@@ -81,7 +81,7 @@ describe('no per-call context', () => {
         params: { uri: 'dagu://dags' },
       });
       assert.equal((resource.error!.data as { code: string }).code, 'unauthorized');
-      await post(endpoint, {
+      const completion = await post(endpoint, {
         jsonrpc: '2.0',
         id: 3,
         method: 'completion/complete',
@@ -90,6 +90,8 @@ describe('no per-call context', () => {
           argument: { name: 'name', value: 'tw' },
         },
       });
+      assert.equal(completion.result, undefined, 'no completion is answered');
+      assert.equal((completion.error!.data as { code: string }).code, 'unauthorized');
       assert.equal(reads.calls, 0);
       assert.equal(completions.calls, 0);
       assert.deepEqual(
