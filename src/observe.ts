@@ -2,7 +2,7 @@ import type { AuditEntry, AuditLog } from './audit/audit-log.ts';
 import { redactArguments } from './audit/redact.ts';
 import type { Log } from './core/log.ts';
 import type { OperationObserver, OperationRecord } from './mcp/operations.ts';
-import type { GatewayMetrics } from './metrics/metrics.ts';
+import type { GatewayMetrics, OperationObservation } from './metrics/metrics.ts';
 
 export interface ObserverSinks {
   metrics: GatewayMetrics;
@@ -20,47 +20,46 @@ const AUDIT_EVENTS = {
 /** What happens after every MCP read: one metrics observation, one audit record, and a log line on internal errors. */
 export function createOperationObserver({ metrics, audit, log }: ObserverSinks): OperationObserver {
   return (record: OperationRecord) => {
-    const { outcome, request } = record;
+    const { outcome, request, method, tool } = record;
+    const { facts } = outcome;
     const errorCode = outcome.ok ? undefined : outcome.error.code;
-    metrics.observeOperation({
-      method: record.method,
-      ...(record.tool ? { tool: record.tool } : {}),
-      ...(outcome.facts.target ? { target: outcome.facts.target } : {}),
-      ...(errorCode ? { errorType: errorCode } : {}),
-      ...(request?.protocolVersion ? { protocolVersion: request.protocolVersion } : {}),
-      durationSeconds: record.durationSeconds,
-    });
+    // Optional fields are assigned, not spread: this runs once per call.
+    const observation: OperationObservation = { method, durationSeconds: record.durationSeconds };
+    if (tool) observation.tool = tool;
+    if (facts.target) observation.target = facts.target;
+    if (errorCode) observation.errorType = errorCode;
+    if (request?.protocolVersion) observation.protocolVersion = request.protocolVersion;
+    metrics.observeOperation(observation);
     if (!outcome.ok && outcome.error.code === 'internal_error') {
       log.error({ err: outcome.cause, requestId: request?.requestId }, 'read failed unexpectedly');
     }
     if (request === undefined) {
       // Only a wiring bug gets here: the read was refused (fail closed), and someone must look.
-      log.error({ method: record.method }, 'MCP call without per-call context refused as unauthorized');
+      log.error({ method }, 'MCP call without per-call context refused as unauthorized');
     }
-    const fromArguments =
-      record.method === 'tools/call'
-        ? redactArguments(request?.rawArguments?.value)
-        : record.method === 'resources/read'
-          ? { uri: outcome.facts.uri }
-          : {};
-    audit.record({
-      ...fromArguments,
-      event: AUDIT_EVENTS[record.method],
-      requestId: request?.requestId ?? 'unknown',
-      ...(request
-        ? { identity: request.identity, identityKind: request.identityKind, role: request.role }
-        : {}),
-      ...(request?.clientName ? { clientName: request.clientName } : {}),
-      ...(request?.clientVersion ? { clientVersion: request.clientVersion } : {}),
-      ...(request?.protocolVersion ? { protocolVersion: request.protocolVersion } : {}),
-      method: record.method,
-      ...(record.tool ? { tool: record.tool } : {}),
-      ...(outcome.facts.target ? { target: outcome.facts.target } : {}),
-      ...(outcome.facts.uri ? { uri: outcome.facts.uri } : {}),
-      ...(outcome.facts.workbookPath ? { workbookPath: outcome.facts.workbookPath } : {}),
-      outcome: outcome.ok ? 'ok' : outcome.error.code,
-      durationMs: Math.round(record.durationSeconds * 1000),
-      ...(outcome.facts.upstreamStatus !== undefined ? { upstreamStatus: outcome.facts.upstreamStatus } : {}),
-    });
+    const entry: AuditEntry =
+      method === 'tools/call'
+        ? (redactArguments(request?.rawArguments?.value) as AuditEntry)
+        : ({} as AuditEntry);
+    if (method === 'resources/read') entry.uri = facts.uri;
+    entry.event = AUDIT_EVENTS[method];
+    entry.requestId = request?.requestId ?? 'unknown';
+    if (request) {
+      entry.identity = request.identity;
+      entry.identityKind = request.identityKind;
+      entry.role = request.role;
+      if (request.clientName) entry.clientName = request.clientName;
+      if (request.clientVersion) entry.clientVersion = request.clientVersion;
+      if (request.protocolVersion) entry.protocolVersion = request.protocolVersion;
+    }
+    entry.method = method;
+    if (tool) entry.tool = tool;
+    if (facts.target) entry.target = facts.target;
+    if (facts.uri) entry.uri = facts.uri;
+    if (facts.workbookPath) entry.workbookPath = facts.workbookPath;
+    entry.outcome = outcome.ok ? 'ok' : outcome.error.code;
+    entry.durationMs = Math.round(record.durationSeconds * 1000);
+    if (facts.upstreamStatus !== undefined) entry.upstreamStatus = facts.upstreamStatus;
+    audit.record(entry);
   };
 }

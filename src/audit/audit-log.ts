@@ -77,27 +77,27 @@ const SHORT_TEXT: Partial<Record<keyof AuditEntry, number>> = { clientName: 128,
 
 /** The JSON line for an entry: snake_case keys in a fixed order, strings trimmed and cut, URI query values dropped. */
 export function formatAuditLine(entry: AuditEntry, now: () => Date = () => new Date()): string {
-  const source: AuditEntry = { ...entry };
-  if (source.uri !== undefined) {
-    const split = splitAuditUri(source.uri);
-    source.uri = split.uri;
-    if (split.queryKeys && source.queryKeys === undefined) source.queryKeys = split.queryKeys;
+  let { uri, queryKeys } = entry;
+  if (uri !== undefined) {
+    const split = splitAuditUri(uri);
+    uri = split.uri;
+    if (split.queryKeys && queryKeys === undefined) queryKeys = split.queryKeys;
   }
-  const record: Record<string, unknown> = { time: source.time ?? now().toISOString() };
+  // Written key by key (no intermediate record): this runs once per call.
+  let line = `{"time":${JSON.stringify(entry.time ?? now().toISOString())}`;
   for (const [field, column] of COLUMNS) {
     if (field === 'time') continue;
-    const value = source[field];
+    let value: unknown = field === 'uri' ? uri : field === 'queryKeys' ? queryKeys : entry[field];
     if (value === undefined) continue;
     if (typeof value === 'string') {
-      const text = auditText(value, SHORT_TEXT[field]);
-      if (text !== undefined) record[column] = text;
-    } else if (typeof value === 'number') {
-      record[column] = field === 'durationMs' ? Math.round(value * 1000) / 1000 : value;
-    } else {
-      record[column] = value;
+      value = auditText(value, SHORT_TEXT[field]);
+      if (value === undefined) continue;
+    } else if (field === 'durationMs' && typeof value === 'number') {
+      value = Math.round(value * 1000) / 1000;
     }
+    line += `,"${column}":${JSON.stringify(value)}`;
   }
-  return `${JSON.stringify(record)}\n`;
+  return `${line}}\n`;
 }
 
 export interface AuditLog {

@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import type { GatewayConfig } from '../config.ts';
+import { startDeadline } from '../core/deadline.ts';
 import { shownValue } from '../core/shown-value.ts';
 import type { HealthAnswer } from './detect.ts';
 import { createDialectFinder } from './dialect-finder.ts';
@@ -92,22 +93,78 @@ export { generationOf } from './detect.ts';
 
 const isTimeoutReason = (reason: unknown) => reason instanceof Error && reason.name === 'TimeoutError';
 
-class BodyReadError extends Error {}
-
-async function readBody(body: AsyncIterable<Uint8Array>): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      size += chunk.byteLength;
-      if (size > MAX_BODY_BYTES) throw new BodyReadError('too large');
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    if (error instanceof BodyReadError) throw error;
-    throw new BodyReadError('truncated', { cause: error });
+/** How one GET ended before a status and a whole body were in hand. */
+class TransportFailure extends Error {
+  constructor(
+    readonly kind: 'no_answer' | 'truncated' | 'too_large',
+    readonly upstreamStatus: number | undefined,
+    cause: unknown,
+  ) {
+    super(kind, { cause });
   }
-  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * One GET through the pool's dispatcher, the body gathered as it arrives: undici's `request()` would
+ * wrap every answer in a stream read through an async iterator, a cost paid on every read for bodies
+ * that are read whole anyway. Rejects with a TransportFailure; `signal` aborts the request.
+ */
+function dispatchGet(
+  pool: Pool,
+  path: string,
+  headers: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    let abortRequest: ((reason: Error) => void) | undefined;
+    let status: number | undefined;
+    let size = 0;
+    const chunks: Buffer[] = [];
+    let settled = false;
+    const asError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
+    const onAbort = () => abortRequest?.(asError(signal.reason));
+    const settle = (failure: TransportFailure | undefined, text?: string) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      if (failure !== undefined) reject(failure);
+      else resolve({ status: status!, text: text! });
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    pool.dispatch(
+      { method: 'GET', path, headers },
+      {
+        onConnect(abort) {
+          abortRequest = abort;
+          if (signal.aborted) abort(asError(signal.reason));
+        },
+        onHeaders(statusCode) {
+          status = statusCode;
+          return true;
+        },
+        onData(chunk) {
+          size += chunk.byteLength;
+          if (size > MAX_BODY_BYTES) {
+            settle(new TransportFailure('too_large', status, undefined));
+            abortRequest?.(new Error('the body is too large'));
+            return false;
+          }
+          chunks.push(chunk);
+          return true;
+        },
+        onComplete() {
+          if (status === undefined) return settle(new TransportFailure('no_answer', undefined, undefined));
+          settle(
+            undefined,
+            (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8'),
+          );
+        },
+        onError(error) {
+          settle(new TransportFailure(status === undefined ? 'no_answer' : 'truncated', status, error));
+        },
+      },
+    );
+  });
 }
 
 export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClientHooks = {}): DaguClient {
@@ -130,43 +187,38 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
     path: string,
     callerSignal?: AbortSignal,
   ): Promise<{ status: number; text: string }> {
-    const timeout = AbortSignal.timeout(config.timeoutMs);
-    const signal = callerSignal === undefined ? timeout : AbortSignal.any([timeout, callerSignal]);
+    const deadline = startDeadline(config.timeoutMs, callerSignal, 'Dagu did not answer in time.');
     const started = performance.now();
     let outcome: number | 'error' = 'error';
     const cancelled = (cause: unknown): DaguError => {
-      const timedOut = timeout.aborted || isTimeoutReason(callerSignal?.reason);
+      const timedOut = deadline.timedOut || isTimeoutReason(callerSignal?.reason);
       return timedOut
         ? new DaguError('timeout', 'Dagu did not answer in time.', { cause })
         : new DaguError('cancelled', 'The read was cancelled before Dagu answered.', { cause });
     };
     try {
-      let response: Awaited<ReturnType<Pool['request']>>;
-      try {
-        response = await pool.request({ method: 'GET', path, headers, signal });
-      } catch (error) {
-        if (signal.aborted) throw cancelled(error);
-        finder.distrust();
-        throw new DaguError('unreachable', 'Dagu is unreachable.', { cause: error });
+      const answer = await dispatchGet(pool, path, headers, deadline.signal);
+      outcome = answer.status;
+      return answer;
+    } catch (error) {
+      const failure = error as TransportFailure;
+      if (failure.kind === 'too_large') {
+        throw new DaguError('bad_body', 'Dagu returned a response that is too large to read.', {
+          upstreamStatus: failure.upstreamStatus,
+          cause: failure,
+        });
       }
-      const status = response.statusCode;
-      let text: string;
-      try {
-        text = await readBody(response.body);
-      } catch (error) {
-        if (signal.aborted) throw cancelled(error);
-        const tooLarge = error instanceof BodyReadError && error.message === 'too large';
-        throw new DaguError(
-          'bad_body',
-          tooLarge
-            ? 'Dagu returned a response that is too large to read.'
-            : 'Dagu returned a malformed response (the body was cut short).',
-          { upstreamStatus: status, cause: error },
-        );
+      if (deadline.signal.aborted) throw cancelled(failure.cause);
+      if (failure.kind === 'truncated') {
+        throw new DaguError('bad_body', 'Dagu returned a malformed response (the body was cut short).', {
+          upstreamStatus: failure.upstreamStatus,
+          cause: failure.cause,
+        });
       }
-      outcome = status;
-      return { status, text };
+      finder.distrust();
+      throw new DaguError('unreachable', 'Dagu is unreachable.', { cause: failure.cause });
     } finally {
+      deadline.done();
       hooks.onUpstream?.(route, outcome, (performance.now() - started) / 1000);
     }
   }

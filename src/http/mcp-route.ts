@@ -10,6 +10,7 @@ import type {
   preHandlerHookHandler,
 } from 'fastify';
 import type { AccessPolicy } from '../core/access.ts';
+import { startDeadline } from '../core/deadline.ts';
 import { type LeanPath, matchLeanCall } from '../mcp/lean.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 import { refuseEncodedBodies } from './body.ts';
@@ -144,14 +145,22 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
   });
   const { lean } = options;
 
-  /** Per-message facts: who calls, and the arguments exactly as sent. */
-  function factsFor(request: FastifyRequest, message: unknown, raw: { value: unknown } | undefined) {
+  /**
+   * Per-message facts (who calls, the arguments exactly as sent) with the call's deadline, and the lean
+   * call when the lean path serves the message; `tooDeep` when the message nests too deep for the SDK.
+   * The caller ends the deadline once the message is answered.
+   */
+  function prepare(request: FastifyRequest, message: unknown) {
+    const lifted = liftArguments(message);
+    // Tool arguments are exempt: they never reach the SDK, and our validator answers them.
+    if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) return { tooDeep: true as const };
     const caller = options.caller(request);
     // Legacy clients name themselves only in `initialize`, which a stateless server never sees
     // again: the User-Agent is the best name left for their later calls.
     const info = clientInfo(message);
     const userAgent = request.headers['user-agent'];
     const protocolVersion = request.headers['mcp-protocol-version'];
+    const deadline = startDeadline(options.callDeadlineMs, undefined, 'The call deadline passed.');
     const facts: McpRequestFacts = {
       requestId: String(request.id ?? randomUUID()),
       access: caller.access,
@@ -161,29 +170,33 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
       protocolVersion: typeof protocolVersion === 'string' ? protocolVersion.slice(0, 32) : undefined,
       clientName: info.name ?? (typeof userAgent === 'string' ? userAgent.slice(0, 128) : undefined),
       clientVersion: info.version,
-      signal: AbortSignal.timeout(options.callDeadlineMs),
-      ...(raw ? { rawArguments: raw } : {}),
+      signal: deadline.signal,
+      ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
     };
-    return facts;
+    const call = lean === undefined ? undefined : matchLeanCall(message, request.headers);
+    options.served?.(call === undefined ? 'sdk' : 'lean');
+    return { tooDeep: false as const, sdkBody: lifted.body, facts, deadline, call };
   }
 
   /** One message of a batch, answered on its own: by the lean path when it can, else by the SDK. */
   async function answerMessage(request: FastifyRequest, message: unknown): Promise<MessageAnswer> {
-    const lifted = liftArguments(message);
-    if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) {
+    const prepared = prepare(request, message);
+    if (prepared.tooDeep) {
       const id = (message as { id?: unknown }).id ?? null;
       return { status: 200, body: JSON.stringify(depthError(id)) };
     }
-    const facts = factsFor(request, message, lifted.raw);
-    const call = lean === undefined ? undefined : matchLeanCall(message, request.headers);
-    options.served?.(call === undefined ? 'sdk' : 'lean');
-    if (call !== undefined) return { status: 200, body: await lean!.serve(call, facts) };
-    const webRequest = await toWebRequest(request.raw, lifted.body);
-    const response = await requestSideChannel.run(facts, () =>
-      options.handler.fetch(webRequest, { parsedBody: lifted.body }),
-    );
-    const text = await response.text();
-    return text === '' ? { status: response.status } : { status: response.status, body: text };
+    const { call, facts, deadline } = prepared;
+    try {
+      if (call !== undefined) return { status: 200, body: await lean!.serve(call, facts) };
+      const webRequest = await toWebRequest(request.raw, prepared.sdkBody);
+      const response = await requestSideChannel.run(facts, () =>
+        options.handler.fetch(webRequest, { parsedBody: prepared.sdkBody }),
+      );
+      const text = await response.text();
+      return text === '' ? { status: response.status } : { status: response.status, body: text };
+    } finally {
+      deadline.done();
+    }
   }
 
   /**
@@ -217,18 +230,19 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
     preHandler: [refuseUnservableBatches, ...(options.preHandler ?? [])],
     handler: async (request, reply) => {
       if (Array.isArray(request.body)) return serveBatch(request, reply, request.body);
-      const lifted = liftArguments(request.body);
-      // Tool arguments are exempt: they never reach the SDK, and our validator answers them.
-      if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) return reply.code(400).send(depthError(null));
-      const facts = factsFor(request, request.body, lifted.raw);
-      const call = lean === undefined ? undefined : matchLeanCall(request.body, request.headers);
-      options.served?.(call === undefined ? 'sdk' : 'lean');
-      if (call !== undefined) {
-        const payload = await lean!.serve(call, facts);
-        return reply.code(200).header('content-type', 'application/json').send(payload);
+      const prepared = prepare(request, request.body);
+      if (prepared.tooDeep) return reply.code(400).send(depthError(null));
+      const { call, facts, deadline } = prepared;
+      try {
+        if (call !== undefined) {
+          const payload = await lean!.serve(call, facts);
+          return reply.code(200).header('content-type', 'application/json').send(payload);
+        }
+        reply.hijack();
+        await requestSideChannel.run(facts, () => nodeHandler(request.raw, reply.raw, prepared.sdkBody));
+      } finally {
+        deadline.done();
       }
-      reply.hijack();
-      await requestSideChannel.run(facts, () => nodeHandler(request.raw, reply.raw, lifted.body));
     },
   });
   app.get(options.path, methodNotAllowed);

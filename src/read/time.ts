@@ -21,8 +21,26 @@ const GO_ZERO_TIME = (() => {
   return zero.getTime();
 })();
 
+/**
+ * Parsed timestamps, by their text: a run's times are read again on every read of it, and parsing one
+ * costs more than the rest of its step's mapping. Bounded: cleared when full.
+ */
+const parsed = new Map<string, string | undefined>();
+const MAX_PARSED = 4096;
+const MAX_PARSED_TEXT = 64;
+
 export function toRfc3339Millis(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
+  if (value.length > MAX_PARSED_TEXT) return parseRfc3339Millis(value);
+  const known = parsed.get(value);
+  if (known !== undefined || parsed.has(value)) return known;
+  const result = parseRfc3339Millis(value);
+  if (parsed.size >= MAX_PARSED) parsed.clear();
+  parsed.set(value, result);
+  return result;
+}
+
+function parseRfc3339Millis(value: string): string | undefined {
   const text = value.trim();
   if (text === '' || text === '-') return undefined;
   const match = RFC3339.exec(text);
