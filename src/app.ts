@@ -83,6 +83,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
       metrics.observeUpstream(route, status, seconds);
       readiness?.observe(status !== 'error');
     },
+    onJoined: metrics.upstreamJoined,
   });
   readiness = createDaguReadiness({
     probe: (signal) => dagu.probe(signal),

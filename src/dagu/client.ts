@@ -2,6 +2,7 @@ import { Pool } from 'undici';
 import type { GatewayConfig } from '../config.ts';
 import { startDeadline } from '../core/deadline.ts';
 import { shownValue } from '../core/shown-value.ts';
+import { coalescing } from './coalesce.ts';
 import type { HealthAnswer } from './detect.ts';
 import { createDialectFinder } from './dialect-finder.ts';
 import { DaguError } from './errors.ts';
@@ -11,13 +12,16 @@ import type { DaguClient, DaguRequest, DaguResponse } from './types.ts';
 /**
  * The Dagu REST client: one keep-alive connection pool for the process, a per-call timeout combined
  * with the caller's AbortSignal, the gateway's own bearer token, and path values escaped one segment
- * each. Values Dagu would read as path structure are refused before any request is made. Failures are
+ * each. Values Dagu would read as path structure are refused before any request is made. Identical
+ * GETs asked for in the same event-loop turn share one request (src/dagu/coalesce.ts). Failures are
  * DaguErrors (src/dagu/errors.ts); the read service turns them into the contract's errors.
  */
 
 export interface DaguClientHooks {
   /** Called once per upstream request with the route template, the HTTP status (or `error`) and the duration. */
   onUpstream?(route: string, status: number | 'error', seconds: number): void;
+  /** Called once per GET answered by a request an identical GET had asked for (src/dagu/coalesce.ts). */
+  onJoined?(route: string): void;
 }
 
 /** Bodies larger than this are refused rather than buffered (a 10 000-line log is far below it). */
@@ -238,12 +242,25 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
   }
 
   const finder = createDialectFinder(config.apiBase, askHealth);
+  const sharedSend = coalescing(send, {
+    aborted: (signal) =>
+      isTimeoutReason(signal.reason)
+        ? new DaguError('timeout', 'Dagu did not answer in time.', { cause: signal.reason })
+        : new DaguError('cancelled', 'The read was cancelled before Dagu answered.', {
+            cause: signal.reason,
+          }),
+    ...(hooks.onJoined ? { onJoined: hooks.onJoined } : {}),
+  });
 
   async function get(request: DaguRequest): Promise<DaguResponse> {
     // Path-structure values and names Dagu cannot hold fail here, before any connection is used.
     const target = `${expandRoute(request.route, request.params)}${queryString(request.query)}`;
     const { apiBase } = await finder.resolve(request.signal);
-    const { status, text } = await send(request.route, `${basePath}${apiBase}${target}`, request.signal);
+    const { status, text } = await sharedSend(
+      request.route,
+      `${basePath}${apiBase}${target}`,
+      request.signal,
+    );
     if (text.trim() === '') return { status, body: undefined };
     try {
       return { status, body: JSON.parse(text) as unknown };

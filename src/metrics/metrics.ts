@@ -116,6 +116,8 @@ export interface GatewayMetrics {
   readonly contentType: string;
   observeOperation(observation: OperationObservation): void;
   observeUpstream(route: string, status: number | string, durationSeconds: number): void;
+  /** One Dagu GET answered by an identical request another read had asked for (no request of its own). */
+  upstreamJoined(route: string): void;
   authFailure(reason: AuthFailureReason): void;
   rateLimited(reason: RateLimitReason): void;
   /** Adds `delta` (the calls that start, negative when they end) to the in-flight gauge. */
@@ -174,6 +176,12 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     help: 'Duration of the gateway’s requests to the Dagu REST API, by route template and HTTP status.',
     labelNames: ['route', 'status'],
     buckets: UPSTREAM_BUCKETS,
+    registers: [registry],
+  });
+  const upstreamJoined = new Counter({
+    name: 'dagu_upstream_requests_joined_total',
+    help: 'Dagu GETs answered by an identical request that another read asked for in the same event-loop turn (coalesced: no request of their own), by route template.',
+    labelNames: ['route'],
     registers: [registry],
   });
   const authFailures = new Counter({
@@ -295,6 +303,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
         durationSeconds,
       );
     },
+    upstreamJoined: (routeTemplate) => upstreamJoined.inc({ route: route(routeTemplate) }),
     authFailure: (reason) => authFailures.inc({ reason }),
     rateLimited: (reason) => rateLimited.inc({ reason }),
     inflight: (delta) => inflight.inc(delta),

@@ -6,7 +6,9 @@ import { after, before, test } from 'node:test';
 import {
   type CapturedGateway,
   type GatedProxy,
+  metricSum,
   postMcp,
+  scrape,
   startCapturedGateway,
   startGatedProxy,
   toolCallBody,
@@ -136,4 +138,34 @@ test('each target makes the pinned number of Dagu requests', async () => {
   }
   console.log(`Dagu requests per read (generation ${generation}):\n${routes.join('\n')}`);
   assert.deepEqual(actual, expected, routes.join('\n'));
+});
+
+test('identical reads asked for at once share one Dagu request, and every call is still audited', async () => {
+  const args = { target: 'run', name: dagu.seed.dags.twoSteps, dagRunId: dagu.seed.runs.twoStepsFirst };
+  const calls = 6;
+  const joinedBefore = metricSum(
+    (await scrape(gateway.baseUrl)).samples,
+    'dagu_upstream_requests_joined_total',
+  );
+  const auditBefore = gateway.auditLines().length;
+  const before = proxy.requests.length;
+  // A batch (initialize era) starts all its calls in one event-loop turn: the one deterministic way to
+  // have identical reads wait for the same request.
+  const batch = Array.from({ length: calls }, (_, index) => toolCallBody(args, index + 1));
+  const answer = await postMcp(gateway.mcpUrl, { 'mcp-protocol-version': '2025-03-26' }, batch);
+  assert.equal(answer.status, 200);
+  const results = JSON.parse(answer.text) as Array<{
+    result: { isError?: boolean; structuredContent: { data: { dagRunId: string } } };
+  }>;
+  assert.equal(results.length, calls);
+  for (const result of results) {
+    assert.notEqual(result.result.isError, true);
+    assert.equal(result.result.structuredContent.data.dagRunId, dagu.seed.runs.twoStepsFirst);
+  }
+  const made = proxy.requests.slice(before).filter((request) => !request.rawUrl.endsWith('/health'));
+  assert.equal(made.length, 1, made.map((request) => request.rawUrl).join('\n'));
+  const joined =
+    metricSum((await scrape(gateway.baseUrl)).samples, 'dagu_upstream_requests_joined_total') - joinedBefore;
+  assert.equal(joined, calls - 1);
+  assert.equal(gateway.auditLines().length - auditBefore, calls);
 });
