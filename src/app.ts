@@ -6,7 +6,9 @@ import { accessPolicyFor } from './auth/identity.ts';
 import { authPlugin } from './auth/plugin.ts';
 import { createSharedRateLimitStore } from './auth/rate-limit-store.ts';
 import type { GatewayConfig } from './config.ts';
+import { ByteLru, cacheSlice } from './core/byte-lru.ts';
 import { createDaguClient } from './dagu/client.ts';
+import type { Answer as DaguAnswer } from './dagu/coalesce.ts';
 import type { DaguClient } from './dagu/types.ts';
 import { installStrictJsonParser } from './http/body.ts';
 import { installErrorHandlers } from './http/errors.ts';
@@ -16,11 +18,13 @@ import { advertisedAuthorizationServers, protectedResourceRoutes } from './http/
 import { hostOriginHook } from './http/security.ts';
 import { createLeanPath } from './mcp/lean.ts';
 import { createMcpEndpoint, createMcpServer, type McpServerOptions, serverInfo } from './mcp/server.ts';
-import { createMetrics, type GatewayMetrics } from './metrics/metrics.ts';
+import { type CacheUse, createMetrics, type GatewayMetrics } from './metrics/metrics.ts';
 import { createOperationObserver } from './observe.ts';
 import { createCompletionService } from './read/completion.ts';
 import { createReadService } from './read/service.ts';
 import { TARGET_HANDLERS } from './read/targets/index.ts';
+import { FinishedLogCache } from './read/upstream/finished-logs.ts';
+import type { LogPart } from './read/upstream/log.ts';
 import { GATEWAY_VERSION } from './version.ts';
 import { createWorkbookReader } from './workbook/index.ts';
 
@@ -78,12 +82,25 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
   const audit = createAuditLog(config.auditLog, { metrics, log: app.log });
   const authenticator = await createAuthenticator(config, app.log, { keys: { onReload: metrics.keyReload } });
   let readiness: DaguReadiness | undefined;
+  // One cache for every caller, bounded by CACHE_MAX_BYTES: finished step logs, and any answer under CACHE_TTL_MS.
+  const cache =
+    config.cache.maxBytes > 0
+      ? new ByteLru<unknown>(config.cache.maxBytes, { evicted: metrics.cacheEvicted })
+      : undefined;
+  if (cache !== undefined) {
+    metrics.watchCache(() => ({ bytes: cache.bytes, entries: cache.size, maxBytes: cache.maxBytes }));
+  }
+  const cacheUse = <V>(use: CacheUse) =>
+    cache === undefined ? undefined : cacheSlice<V, CacheUse>(cache, use, metrics.cacheLookup);
   const dagu = createDaguClient(config.dagu, {
     onUpstream: (route, status, seconds) => {
       metrics.observeUpstream(route, status, seconds);
       readiness?.observe(status !== 'error');
     },
     onJoined: metrics.upstreamJoined,
+    ...(config.cache.ttlMs > 0
+      ? { answers: { cache: cacheUse<DaguAnswer>('dagu_ttl'), ttlMs: config.cache.ttlMs } }
+      : {}),
   });
   readiness = createDaguReadiness({
     probe: (signal) => dagu.probe(signal),
@@ -96,7 +113,9 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
   const workbook = createWorkbookReader(config.workbook, { onRefused: metrics.workbookRejected });
   metrics.watchWorkbookPool(() => workbook.load);
   app.log.debug({ hashRoundsPerMs: workbook.hashRates }, 'workbook key derivation calibrated');
-  const reads = createReadService({ dagu, workbook }, TARGET_HANDLERS);
+  const logWindows = cacheUse<LogPart>('step_log');
+  const logCache = logWindows === undefined ? undefined : new FinishedLogCache(logWindows);
+  const reads = createReadService({ dagu, workbook, ...(logCache ? { logCache } : {}) }, TARGET_HANDLERS);
 
   const observe = createOperationObserver({ metrics, audit, log: app.log });
 

@@ -67,6 +67,12 @@ export interface GatewayConfig {
   toolText: ToolTextMode;
   /** Redis URL of the rate-limit store shared by replicas; unset keeps the limit in this process. */
   rateLimitRedisUrl: string | undefined;
+  cache: {
+    /** Bytes the in-memory cache may hold, shared by all callers; 0 turns caching off. */
+    maxBytes: number;
+    /** How long any successful Dagu answer may be reused; 0 (default) caches only what cannot change. */
+    ttlMs: number;
+  };
 }
 
 export const TOOL_TEXT_MODES = ['contract', 'json'] as const;
@@ -128,6 +134,8 @@ const ENV_SCHEMA = {
     RATE_LIMIT_REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     // Excel and LibreOffice write 100,000; MS-OFFCRYPTO allows up to 10,000,000.
     WORKBOOK_MAX_SPIN_COUNT: integer(1, 10_000_000, 1_000_000),
+    CACHE_MAX_BYTES: integer(0, 2 ** 34, 32 * 1024 * 1024),
+    CACHE_TTL_MS: integer(0, 3_600_000, 0),
   },
 } as const;
 
@@ -207,6 +215,12 @@ const SETTING_TEXT = {
   RATE_LIMIT_REDIS_URL: {
     help: 'Redis shared by replicas for the rate limit (unset: each process limits alone)',
     allowed: 'a redis:// or rediss:// URL',
+  },
+  CACHE_MAX_BYTES: {
+    help: 'bytes of the in-memory cache shared by all callers (finished step logs; 0 turns caching off)',
+  },
+  CACHE_TTL_MS: {
+    help: 'reuse any successful Dagu answer for this long, in milliseconds (0: cache only what cannot change)',
   },
 } satisfies Record<SettingName, SettingText>;
 
@@ -373,5 +387,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     },
     toolText: str('TOOL_TEXT') as ToolTextMode,
     rateLimitRedisUrl: str('RATE_LIMIT_REDIS_URL'),
+    cache: { maxBytes: num('CACHE_MAX_BYTES'), ttlMs: num('CACHE_TTL_MS') },
   };
 }

@@ -1,8 +1,9 @@
 import { Pool } from 'undici';
 import type { GatewayConfig } from '../config.ts';
+import type { CacheSlice } from '../core/byte-lru.ts';
 import { startDeadline } from '../core/deadline.ts';
 import { shownValue } from '../core/shown-value.ts';
-import { coalescing } from './coalesce.ts';
+import { type Answer, coalescing } from './coalesce.ts';
 import type { HealthAnswer } from './detect.ts';
 import { createDialectFinder } from './dialect-finder.ts';
 import { DaguError } from './errors.ts';
@@ -22,6 +23,11 @@ export interface DaguClientHooks {
   onUpstream?(route: string, status: number | 'error', seconds: number): void;
   /** Called once per GET answered by a request an identical GET had asked for (src/dagu/coalesce.ts). */
   onJoined?(route: string): void;
+  /**
+   * CACHE_TTL_MS: successful answers kept for `ttlMs` and given to any GET of the same path meanwhile
+   * (an operator's choice: reads may then be that much older than Dagu's state).
+   */
+  answers?: { cache: CacheSlice<Answer> | undefined; ttlMs: number };
 }
 
 /** Bodies larger than this are refused rather than buffered (a 10 000-line log is far below it). */
@@ -256,11 +262,16 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
     // Path-structure values and names Dagu cannot hold fail here, before any connection is used.
     const target = `${expandRoute(request.route, request.params)}${queryString(request.query)}`;
     const { apiBase } = await finder.resolve(request.signal);
-    const { status, text } = await sharedSend(
-      request.route,
-      `${basePath}${apiBase}${target}`,
-      request.signal,
-    );
+    const path = `${basePath}${apiBase}${target}`;
+    const answers = hooks.answers;
+    let answer = answers?.cache?.get(path);
+    if (answer === undefined) {
+      answer = await sharedSend(request.route, path, request.signal);
+      if (answers?.cache !== undefined && answer.status >= 200 && answer.status < 300) {
+        answers.cache.set(path, answer, answer.text.length * 2 + 16, answers.ttlMs);
+      }
+    }
+    const { status, text } = answer;
     if (text.trim() === '') return { status, body: undefined };
     try {
       return { status, body: JSON.parse(text) as unknown };

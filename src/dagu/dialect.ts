@@ -85,9 +85,12 @@ export function isMissingStepLog(generation: Generation, response: DaguResponse)
 
 /**
  * What only one generation serves: the Wiki, the DAG search feed (`GET /search/dags`; 1.x has the
- * older `GET /dags/search`) and foreach steps with their REST routes exist on 2.x only.
+ * older `GET /dags/search`) and foreach steps with their REST routes exist on 2.x only. `attemptStepLogs`:
+ * 2.x writes each step execution's logs to files of their own in the attempt's folder, so a finished
+ * step's log can be cached by file (src/read/upstream/finished-logs.ts); 1.x was not verified, and
+ * reads its step logs without a cache.
  */
-export type DaguFeature = 'wiki' | 'dagSearchFeed' | 'foreach';
+export type DaguFeature = 'wiki' | 'dagSearchFeed' | 'foreach' | 'attemptStepLogs';
 
 export function serves(generation: Generation, _feature: DaguFeature): boolean {
   return generation === 2;

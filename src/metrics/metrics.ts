@@ -103,6 +103,17 @@ export type ServingPath = 'lean' | 'sdk';
 export const WORKBOOK_REJECT_REASONS = ['queue_full', 'queue_timeout'] as const;
 export type WorkbookRejectReason = (typeof WORKBOOK_REJECT_REASONS)[number];
 
+/** The uses of the shared cache: finished step-log windows, and any Dagu answer under CACHE_TTL_MS. */
+export const CACHE_USES = ['step_log', 'dagu_ttl'] as const;
+export type CacheUse = (typeof CACHE_USES)[number];
+
+/** The shared cache as the metrics see it, read at each scrape. */
+export interface CacheGauge {
+  bytes: number;
+  entries: number;
+  maxBytes: number;
+}
+
 /** The workbook pool as the metrics see it, read at each scrape. */
 export interface WorkbookPoolGauge {
   size: number;
@@ -118,6 +129,12 @@ export interface GatewayMetrics {
   observeUpstream(route: string, status: number | string, durationSeconds: number): void;
   /** One Dagu GET answered by an identical request another read had asked for (no request of its own). */
   upstreamJoined(route: string): void;
+  /** One lookup in the shared cache, by its use (`step_log`, `dagu_ttl`). */
+  cacheLookup(cache: CacheUse, result: 'hit' | 'miss'): void;
+  /** Entries the shared cache dropped to stay within CACHE_MAX_BYTES. */
+  cacheEvicted(count: number): void;
+  /** Reports the shared cache's size from `load()` at every scrape. */
+  watchCache(load: () => CacheGauge): void;
   authFailure(reason: AuthFailureReason): void;
   rateLimited(reason: RateLimitReason): void;
   /** Adds `delta` (the calls that start, negative when they end) to the in-flight gauge. */
@@ -184,6 +201,36 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     labelNames: ['route'],
     registers: [registry],
   });
+  const cacheLookups = new Counter({
+    name: 'mcp_gateway_cache_lookups_total',
+    help: 'Lookups in the shared in-memory cache, by use (`step_log`: finished step-log windows; `dagu_ttl`: any Dagu answer under CACHE_TTL_MS) and result (`hit`, `miss`).',
+    labelNames: ['cache', 'result'],
+    registers: [registry],
+  });
+  for (const cache of CACHE_USES)
+    for (const result of ['hit', 'miss']) cacheLookups.inc({ cache, result }, 0);
+  const cacheEvictions = new Counter({
+    name: 'mcp_gateway_cache_evictions_total',
+    help: 'Entries the shared cache dropped to stay within CACHE_MAX_BYTES.',
+    registers: [registry],
+  });
+  let cacheLoad: () => CacheGauge = () => ({ bytes: 0, entries: 0, maxBytes: 0 });
+  const cacheGauge = (name: string, help: string, pick: (load: CacheGauge) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(pick(cacheLoad()));
+      },
+    });
+  cacheGauge('mcp_gateway_cache_bytes', 'Bytes held by the shared cache now.', (load) => load.bytes);
+  cacheGauge('mcp_gateway_cache_entries', 'Entries held by the shared cache now.', (load) => load.entries);
+  cacheGauge(
+    'mcp_gateway_cache_max_bytes',
+    'Bytes the shared cache may hold (CACHE_MAX_BYTES; 0: off).',
+    (load) => load.maxBytes,
+  );
   const authFailures = new Counter({
     name: 'mcp_gateway_auth_failures_total',
     help: 'Requests refused by authentication (401) or by the API key surface rule (403), by reason.',
@@ -304,6 +351,11 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       );
     },
     upstreamJoined: (routeTemplate) => upstreamJoined.inc({ route: route(routeTemplate) }),
+    cacheLookup: (cache, result) => cacheLookups.inc({ cache, result }),
+    cacheEvicted: (count) => cacheEvictions.inc(count),
+    watchCache(load) {
+      cacheLoad = load;
+    },
     authFailure: (reason) => authFailures.inc({ reason }),
     rateLimited: (reason) => rateLimited.inc({ reason }),
     inflight: (delta) => inflight.inc(delta),

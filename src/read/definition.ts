@@ -3,6 +3,7 @@ import type { DaguClient } from '../dagu/types.ts';
 import type { WorkbookReader } from '../workbook/index.ts';
 import type { QueryTargetSpec } from './query-params.ts';
 import type { CallContext, ReadFields, ResolvedRead, TargetResult } from './types.ts';
+import type { FinishedLogCache } from './upstream/finished-logs.ts';
 import type { UriShape } from './uri-shapes.ts';
 
 /**
@@ -45,6 +46,8 @@ export interface TargetUri<Fields = ReadFields> {
 export interface TargetDeps {
   dagu: DaguClient;
   workbook: WorkbookReader;
+  /** Finished step-log windows, shared by all callers (absent: CACHE_MAX_BYTES=0). */
+  logCache?: FinishedLogCache;
 }
 
 /** The one handler signature: the validated request, the deps, the caller's access and signal. */

@@ -47,3 +47,18 @@ export function runStatusLabel(status: number, upstreamLabel?: unknown): string 
 export function nodeStatusLabel(status: number, upstreamLabel?: unknown): string {
   return label(NODE_STATUS_LABELS, status, upstreamLabel);
 }
+
+/** Run statuses in which a run still changes on its own: running, queued, waiting (and not started). */
+const UNFINISHED_RUN_STATUSES: ReadonlySet<number> = new Set([0, 1, 5, 7]);
+/** Step statuses after which Dagu never writes the step's log files again (Dagu's own "done" set). */
+const DONE_STEP_STATUSES: ReadonlySet<number> = new Set([2, 3, 4, 5, 6, 8]);
+
+/** A run that nothing changes until someone acts on it (a retry, a status edit, a deletion). */
+export const isFinishedRun = (status: unknown): boolean =>
+  typeof status === 'number' && Number.isInteger(status) && status >= 0 && status <= 8
+    ? !UNFINISHED_RUN_STATUSES.has(status)
+    : false;
+
+/** A step whose execution is over: failed, aborted, succeeded, skipped, partially succeeded or rejected. */
+export const isDoneStep = (status: unknown): boolean =>
+  typeof status === 'number' && DONE_STEP_STATUSES.has(status);

@@ -713,7 +713,7 @@ export async function daguApi(
   return { status: response.status, body };
 }
 
-async function startRun(instance: DaguInstance, name: string): Promise<string> {
+export async function startRun(instance: DaguInstance, name: string): Promise<string> {
   const { status, body } = await daguApi(instance, `/dags/${encodeURIComponent(name)}/start`, {
     method: 'POST',
     body: {},
@@ -728,7 +728,7 @@ async function startRun(instance: DaguInstance, name: string): Promise<string> {
 const TERMINAL: ReadonlySet<number> = new Set([2, 3, 4, 6, 8]);
 
 /** Waits until the run's status is one of `until` (default: any terminal status). */
-async function waitForRun(
+export async function waitForRun(
   instance: DaguInstance,
   name: string,
   dagRunId: string,

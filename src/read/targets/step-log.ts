@@ -6,6 +6,8 @@ import { int, LOG_LINES, oneOf } from '../query-params.ts';
 import type { CallContext, ReadQuery, TargetResult } from '../types.ts';
 import { isRecord } from '../upstream/bodies.ts';
 import { failure, fetchAny, isMissingRoute, type ReadScope } from '../upstream/fetch.ts';
+import type { LogStream } from '../upstream/finished-logs.ts';
+import { finishedLogFiles, logPartBytes, logWindowKey } from '../upstream/finished-logs.ts';
 import { explainMissingForeachRoutes } from '../upstream/foreach.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from '../upstream/log.ts';
 import { assertRunReadable, runOfRequest, runRoute, withLatestResolved } from '../upstream/runs.ts';
@@ -25,7 +27,7 @@ import { foreachStepLogUri, SHAPES, stepLogUri } from '../uri-shapes.ts';
  * - an empty log file answers `{"content":""}` without counters, which read as 0 / 0 / false.
  */
 
-export type LogStream = 'stdout' | 'stderr';
+export type { LogStream } from '../upstream/finished-logs.ts';
 
 /** Positioning parameters forwarded unchanged to Dagu. */
 const POSITIONING = new Set(['tail', 'head', 'offset', 'limit']);
@@ -153,7 +155,8 @@ async function readStepLog(
   }
 
   // Dagu's log routes do not know `latest` (its run route does): read the newest run's id first.
-  const run = runRoute(await withLatestResolved(scope, requested));
+  const resolved = await withLatestResolved(scope, requested);
+  const run = runRoute(resolved);
   const params: Record<string, string> = { ...run.params, stepName: request.fields.stepName };
   const stepRoute = `${run.prefix}/steps/{stepName}`;
   let route = `${stepRoute}/log`;
@@ -178,15 +181,38 @@ async function readStepLog(
     return missingForeach;
   };
 
+  // A finished step's log windows are cached by file: the run's details say which files are current.
+  const cache = deps.logCache;
+  const cachedFiles =
+    cache !== undefined &&
+    foreach === undefined &&
+    serves(deps.dagu.generation, 'attemptStepLogs') &&
+    cache.worthChecking(resolved)
+      ? () => finishedLogFiles(scope, cache, resolved, request.fields.stepName ?? '')
+      : undefined;
+  const files = await cachedFiles?.();
+  const fresh: Array<{ stream: LogStream; key: string; part: LogPart }> = [];
+
   const statuses: number[] = [];
   const readPart = async (stream: LogStream): Promise<LogPart> => {
+    const file = files?.[stream];
+    const key = file === undefined ? undefined : logWindowKey(file, stream, plan.positioning);
+    const cached = key === undefined ? undefined : cache?.windows.get(key);
+    if (cached !== undefined) {
+      statuses.push(200);
+      return cached;
+    }
     const response = await fetchAny(scope, {
       route,
       params,
       query: [['stream', stream], ...plan.positioning],
     });
     statuses.push(response.status);
-    if (response.status === 200) return parseLogBody(response.body);
+    if (response.status === 200) {
+      const part = parseLogBody(response.body);
+      if (key !== undefined) fresh.push({ stream, key, part });
+      return part;
+    }
     if (foreachBody && isMissingRoute(response)) throw await explainMissingForeach();
     const failed = classifyLogFailure(response, deps.dagu.generation, foreachBody);
     if (failed === 'missing') return EMPTY_LOG;
@@ -197,6 +223,14 @@ async function readStepLog(
     throw failure(scope, response);
   };
   const parts = await Promise.all(plan.streams.map(readPart));
+  if (fresh.length > 0 && cache !== undefined && cachedFiles !== undefined) {
+    // The log route reads the latest attempt: keep a window only if the details, read again after it,
+    // still name the same file (a retry that started in between would name another one).
+    const after = await cachedFiles();
+    for (const { stream, key, part } of fresh) {
+      if (after?.[stream] === files?.[stream]) cache.windows.set(key, part, logPartBytes(part));
+    }
+  }
   const byStream: Partial<Record<LogStream, LogPart>> = {};
   plan.streams.forEach((stream, index) => {
     byStream[stream] = parts[index];

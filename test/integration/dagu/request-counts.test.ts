@@ -86,8 +86,21 @@ const CASES: Case[] = [
       dagRunId: dagu.seed.runs.twoStepsFirst,
       stepName: dagu.seed.facts.twoStepsStepNames[0],
     }),
-    // Dagu serves one stream per call: stdout and stderr are two requests, made in parallel.
-    requests: 2,
+    // Dagu serves one stream per call: stdout and stderr are two requests, made in parallel. On 2.x a
+    // finished step's first read also reads the run's details before and after them, to cache both
+    // windows by the files they came from (src/read/upstream/finished-logs.ts).
+    requests: { 1: 2, 2: 4 },
+  },
+  {
+    name: 'step_log again',
+    args: () => ({
+      target: 'step_log',
+      name: dagu.seed.dags.twoSteps,
+      dagRunId: dagu.seed.runs.twoStepsFirst,
+      stepName: dagu.seed.facts.twoStepsStepNames[0],
+    }),
+    // 2.x: the details say the files are still current; both windows come from the cache.
+    requests: { 1: 2, 2: 1 },
   },
   {
     name: 'step_log, one stream',
@@ -98,6 +111,7 @@ const CASES: Case[] = [
       stepName: dagu.seed.facts.twoStepsStepNames[0],
       query: 'stream=stderr',
     }),
+    // 2.x: the stderr window was cached by the read above (same positioning: the default tail).
     requests: 1,
   },
   { name: 'dag_search', args: () => ({ target: 'dag_search', search: 'step' }), requests: 1 },
