@@ -214,22 +214,27 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     help: 'Entries the shared cache dropped to stay within CACHE_MAX_BYTES.',
     registers: [registry],
   });
-  let cacheLoad: () => CacheGauge = () => ({ bytes: 0, entries: 0, maxBytes: 0 });
-  const cacheGauge = (name: string, help: string, pick: (load: CacheGauge) => number) =>
+  /** A gauge whose value is read at each scrape. */
+  const scrapedGauge = (name: string, help: string, read: () => number) =>
     new Gauge({
       name,
       help,
       registers: [registry],
       collect() {
-        this.set(pick(cacheLoad()));
+        this.set(read());
       },
     });
-  cacheGauge('mcp_gateway_cache_bytes', 'Bytes held by the shared cache now.', (load) => load.bytes);
-  cacheGauge('mcp_gateway_cache_entries', 'Entries held by the shared cache now.', (load) => load.entries);
-  cacheGauge(
+  let cacheLoad: () => CacheGauge = () => ({ bytes: 0, entries: 0, maxBytes: 0 });
+  scrapedGauge('mcp_gateway_cache_bytes', 'Bytes held by the shared cache now.', () => cacheLoad().bytes);
+  scrapedGauge(
+    'mcp_gateway_cache_entries',
+    'Entries held by the shared cache now.',
+    () => cacheLoad().entries,
+  );
+  scrapedGauge(
     'mcp_gateway_cache_max_bytes',
     'Bytes the shared cache may hold (CACHE_MAX_BYTES; 0: off).',
-    (load) => load.maxBytes,
+    () => cacheLoad().maxBytes,
   );
   const authFailures = new Counter({
     name: 'mcp_gateway_auth_failures_total',
@@ -295,29 +300,20 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   });
   for (const path of ['lean', 'sdk']) servedMessages.inc({ path }, 0);
   let workbookPool: () => WorkbookPoolGauge = () => ({ size: 0, running: 0, queued: 0 });
-  const poolGauge = (name: string, help: string, pick: (load: WorkbookPoolGauge) => number) =>
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.set(pick(workbookPool()));
-      },
-    });
-  poolGauge(
+  scrapedGauge(
     'mcp_gateway_workbook_workers',
     'Workbook reader workers that may run at once (WORKBOOK_MAX_CONCURRENT).',
-    (load) => load.size,
+    () => workbookPool().size,
   );
-  poolGauge(
+  scrapedGauge(
     'mcp_gateway_workbook_workers_busy',
     'Workbook reader workers reading now.',
-    (load) => load.running,
+    () => workbookPool().running,
   );
-  poolGauge(
+  scrapedGauge(
     'mcp_gateway_workbook_queue_length',
     'Workbook reads waiting for a worker.',
-    (load) => load.queued,
+    () => workbookPool().queued,
   );
   const workbookRejected = new Counter({
     name: 'mcp_gateway_workbook_rejected_total',

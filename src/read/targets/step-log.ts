@@ -6,8 +6,7 @@ import { int, LOG_LINES, oneOf } from '../query-params.ts';
 import type { CallContext, ReadQuery, TargetResult } from '../types.ts';
 import { isRecord } from '../upstream/bodies.ts';
 import { failure, fetchAny, isMissingRoute, type ReadScope } from '../upstream/fetch.ts';
-import type { LogStream } from '../upstream/finished-logs.ts';
-import { finishedLogFiles, logPartBytes, logWindowKey } from '../upstream/finished-logs.ts';
+import { finishedLogFiles, type LogStream, logPartBytes, logWindowKey } from '../upstream/finished-logs.ts';
 import { explainMissingForeachRoutes } from '../upstream/foreach.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from '../upstream/log.ts';
 import { assertRunReadable, runOfRequest, runRoute, withLatestResolved } from '../upstream/runs.ts';
@@ -26,8 +25,6 @@ import { foreachStepLogUri, SHAPES, stepLogUri } from '../uri-shapes.ts';
  *   an empty stream, while an unknown run or step (404 "… not found …") is `resource_not_found`;
  * - an empty log file answers `{"content":""}` without counters, which read as 0 / 0 / false.
  */
-
-export type { LogStream } from '../upstream/finished-logs.ts';
 
 /** Positioning parameters forwarded unchanged to Dagu. */
 const POSITIONING = new Set(['tail', 'head', 'offset', 'limit']);
@@ -188,7 +185,7 @@ async function readStepLog(
     foreach === undefined &&
     serves(deps.dagu.generation, 'attemptStepLogs') &&
     cache.worthChecking(resolved)
-      ? () => finishedLogFiles(scope, cache, resolved, request.fields.stepName ?? '')
+      ? () => finishedLogFiles(scope, cache, resolved, request.fields.stepName)
       : undefined;
   const files = await cachedFiles?.();
   const fresh: Array<{ stream: LogStream; key: string; part: LogPart }> = [];

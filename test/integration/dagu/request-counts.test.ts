@@ -37,6 +37,14 @@ interface Case {
   requests: number | { 1: number; 2: number };
 }
 
+const stepLogArgs = (extra: Record<string, string> = {}) => ({
+  target: 'step_log',
+  name: dagu.seed.dags.twoSteps,
+  dagRunId: dagu.seed.runs.twoStepsFirst,
+  stepName: dagu.seed.facts.twoStepsStepNames[0],
+  ...extra,
+});
+
 const CASES: Case[] = [
   { name: 'references', args: () => ({ target: 'references' }), requests: 0 },
   { name: 'reference', args: () => ({ target: 'reference', name: 'read-tool' }), requests: 0 },
@@ -80,12 +88,7 @@ const CASES: Case[] = [
   },
   {
     name: 'step_log',
-    args: () => ({
-      target: 'step_log',
-      name: dagu.seed.dags.twoSteps,
-      dagRunId: dagu.seed.runs.twoStepsFirst,
-      stepName: dagu.seed.facts.twoStepsStepNames[0],
-    }),
+    args: () => stepLogArgs(),
     // Dagu serves one stream per call: stdout and stderr are two requests, made in parallel. On 2.x a
     // finished step's first read also reads the run's details before and after them, to cache both
     // windows by the files they came from (src/read/upstream/finished-logs.ts).
@@ -93,24 +96,13 @@ const CASES: Case[] = [
   },
   {
     name: 'step_log again',
-    args: () => ({
-      target: 'step_log',
-      name: dagu.seed.dags.twoSteps,
-      dagRunId: dagu.seed.runs.twoStepsFirst,
-      stepName: dagu.seed.facts.twoStepsStepNames[0],
-    }),
+    args: () => stepLogArgs(),
     // 2.x: the details say the files are still current; both windows come from the cache.
     requests: { 1: 2, 2: 1 },
   },
   {
     name: 'step_log, one stream',
-    args: () => ({
-      target: 'step_log',
-      name: dagu.seed.dags.twoSteps,
-      dagRunId: dagu.seed.runs.twoStepsFirst,
-      stepName: dagu.seed.facts.twoStepsStepNames[0],
-      query: 'stream=stderr',
-    }),
+    args: () => stepLogArgs({ query: 'stream=stderr' }),
     // 2.x: the stderr window was cached by the read above (same positioning: the default tail).
     requests: 1,
   },

@@ -171,41 +171,40 @@ test('a retry of the step through Dagu’s REST API is seen at once: the new att
   assert.equal(again.requests, 1, 'the new attempt’s finished log is cached in turn');
 });
 
-test('CACHE_MAX_BYTES=0 keeps nothing: every read goes to Dagu, without the details check', async () => {
-  const uncachedProxy = await startGatedProxy(dagu.url);
-  const uncached = await startCapturedGateway({
-    DAGU_URL: uncachedProxy.url,
-    DAGU_API_BASE: dagu.apiBase,
-    CACHE_MAX_BYTES: '0',
-  });
-  const uncachedClient = await connectModern(uncached.mcpUrl);
+/** Runs `use` against a gateway of its own (behind a recording proxy) with extra settings. */
+async function withGateway(
+  env: Record<string, string>,
+  use: (own: { client: TestClient; proxy: GatedProxy }) => Promise<void>,
+): Promise<void> {
+  const ownProxy = await startGatedProxy(dagu.url);
+  const own = await startCapturedGateway({ DAGU_URL: ownProxy.url, DAGU_API_BASE: dagu.apiBase, ...env });
+  const ownClient = await connectModern(own.mcpUrl);
   try {
+    await use({ client: ownClient, proxy: ownProxy });
+  } finally {
+    await ownClient.close();
+    await own.close();
+    await ownProxy.close();
+  }
+}
+
+test('CACHE_MAX_BYTES=0 keeps nothing: every read goes to Dagu, without the details check', async () => {
+  await withGateway({ CACHE_MAX_BYTES: '0' }, async (own) => {
     const truth = await daguNow();
     for (let read = 0; read < 2; read += 1) {
-      const answer = await readStepLog(uncachedClient, uncachedProxy);
+      const answer = await readStepLog(own.client, own.proxy);
       assert.equal(answer.stdout, truth.stdout);
       assert.equal(answer.requests, 2, 'stdout and stderr, every time');
     }
-  } finally {
-    await uncachedClient.close();
-    await uncached.close();
-    await uncachedProxy.close();
-  }
+  });
 });
 
 test('CACHE_TTL_MS reuses any successful answer for that long, and no longer', async () => {
-  const ttlProxy = await startGatedProxy(dagu.url);
-  const ttl = await startCapturedGateway({
-    DAGU_URL: ttlProxy.url,
-    DAGU_API_BASE: dagu.apiBase,
-    CACHE_TTL_MS: '400',
-  });
-  const ttlClient = await connectModern(ttl.mcpUrl);
-  const dagReads = () =>
-    ttlProxy.requests.filter((request) => request.rawUrl.startsWith(`${dagu.apiBase}/dags/${DAG}`)).length;
-  try {
+  await withGateway({ CACHE_TTL_MS: '400' }, async (own) => {
+    const dagReads = () =>
+      own.proxy.requests.filter((request) => request.rawUrl.startsWith(`${dagu.apiBase}/dags/${DAG}`)).length;
     const read = async () => {
-      const result = await ttlClient.callTool({ target: 'dag', name: DAG });
+      const result = await own.client.callTool({ target: 'dag', name: DAG });
       assert.notEqual(result.isError, true);
     };
     await read();
@@ -214,9 +213,5 @@ test('CACHE_TTL_MS reuses any successful answer for that long, and no longer', a
     await new Promise((done) => setTimeout(done, 500));
     await read();
     assert.equal(dagReads(), 2, 'after the TTL the answer is read again');
-  } finally {
-    await ttlClient.close();
-    await ttl.close();
-    await ttlProxy.close();
-  }
+  });
 });
