@@ -27,4 +27,6 @@ COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 8090
 HEALTHCHECK --interval=30s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "dist/main.js"]
+# A young generation of 4 MB semi-spaces instead of V8's 16 MB: resident memory ~120 MB instead of
+# ~145 MB idle, and at most 132 MB instead of 184 MB in `npm run soak`, for no measurable CPU.
+CMD ["node", "--max-semi-space-size=4", "dist/main.js"]

@@ -218,7 +218,10 @@ describe('Dockerfile', () => {
   test('the runtime stage runs the compiled build as an unprivileged user, with no package manager', () => {
     const runtime = stages.at(-1)!;
     assert.ok(runtime.includes('USER node'));
-    assert.match(runtime.find((line) => line.startsWith('CMD'))!, /^CMD \["node", "dist\/main\.js"\]$/);
+    assert.match(
+      runtime.find((line) => line.startsWith('CMD'))!,
+      /^CMD \["node", "--max-semi-space-size=4", "dist\/main\.js"\]$/,
+    );
     assert.ok(
       !runtime.some((line) => /tsx|--import|npm (ci|install|run)/.test(line)),
       'no TypeScript loader or npm step',
