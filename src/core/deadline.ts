@@ -7,38 +7,21 @@
  */
 export interface Deadline {
   readonly signal: AbortSignal;
-  /** True when the signal aborted because the time ran out (not because the parent aborted). */
-  readonly timedOut: boolean;
-  /** Clears the timer and stops following the parent; the signal stays as it is. */
+  /** Clears the timer; the signal stays as it is. */
   done(): void;
 }
 
 /** The reason a deadline aborts with: a `TimeoutError`, as `AbortSignal.timeout` would give. */
 export const timeoutReason = (message: string) => new DOMException(message, 'TimeoutError');
 
-/** A signal that aborts after `ms`, or as soon as `parent` aborts (with the parent's reason). */
-export function startDeadline(ms: number, parent?: AbortSignal, message = 'The deadline passed.'): Deadline {
+/** A signal that aborts with a `TimeoutError` after `ms`, unless `done()` came first. */
+export function startDeadline(ms: number, message = 'The deadline passed.'): Deadline {
   const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(timeoutReason(message));
-  }, ms);
+  const timer = setTimeout(() => controller.abort(timeoutReason(message)), ms);
   // A pending deadline never keeps the process alive on its own.
   timer.unref();
-  const onParentAbort = () => controller.abort(parent?.reason);
-  if (parent !== undefined) {
-    if (parent.aborted) onParentAbort();
-    else parent.addEventListener('abort', onParentAbort, { once: true });
-  }
   return {
     signal: controller.signal,
-    get timedOut() {
-      return timedOut;
-    },
-    done() {
-      clearTimeout(timer);
-      parent?.removeEventListener('abort', onParentAbort);
-    },
+    done: () => clearTimeout(timer),
   };
 }

@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import type { GatewayConfig } from '../config.ts';
 import type { CacheSlice } from '../core/byte-lru.ts';
-import { startDeadline } from '../core/deadline.ts';
+import { timeoutReason } from '../core/deadline.ts';
 import { shownValue } from '../core/shown-value.ts';
 import { type Answer, coalescing } from './coalesce.ts';
 import type { HealthAnswer } from './detect.ts';
@@ -108,45 +108,61 @@ class TransportFailure extends Error {
   constructor(
     readonly kind: 'no_answer' | 'truncated' | 'too_large',
     readonly upstreamStatus: number | undefined,
+    /** Why the request was aborted, when it was: its own timeout, or the caller's signal. */
+    readonly aborted: 'timeout' | 'caller' | undefined,
     cause: unknown,
   ) {
     super(kind, { cause });
   }
 }
 
+const asError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
+
 /**
  * One GET through the pool's dispatcher, the body gathered as it arrives: undici's `request()` would
  * wrap every answer in a stream read through an async iterator, a cost paid on every read for bodies
- * that are read whole anyway. Rejects with a TransportFailure; `signal` aborts the request.
+ * that are read whole anyway. The request is aborted after `timeoutMs` (one timer, cleared at the end)
+ * or when `signal` aborts. Rejects with a TransportFailure.
  */
 function dispatchGet(
   pool: Pool,
   path: string,
   headers: Readonly<Record<string, string>>,
-  signal: AbortSignal,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     let abortRequest: ((reason: Error) => void) | undefined;
+    let abortedBy: TransportFailure['aborted'];
+    let abortReason: Error | undefined;
     let status: number | undefined;
     let size = 0;
     const chunks: Buffer[] = [];
     let settled = false;
-    const asError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
-    const onAbort = () => abortRequest?.(asError(signal.reason));
+    const stop = (by: 'timeout' | 'caller', reason: Error) => {
+      if (abortedBy !== undefined) return;
+      abortedBy = by;
+      abortReason = reason;
+      abortRequest?.(reason);
+    };
+    const timer = setTimeout(() => stop('timeout', timeoutReason('Dagu did not answer in time.')), timeoutMs);
+    const onAbort = () => stop('caller', asError(signal!.reason));
     const settle = (failure: TransportFailure | undefined, text?: string) => {
       if (settled) return;
       settled = true;
-      signal.removeEventListener('abort', onAbort);
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       if (failure !== undefined) reject(failure);
       else resolve({ status: status!, text: text! });
     };
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     pool.dispatch(
       { method: 'GET', path, headers },
       {
         onConnect(abort) {
           abortRequest = abort;
-          if (signal.aborted) abort(asError(signal.reason));
+          if (abortReason !== undefined) abort(abortReason);
         },
         onHeaders(statusCode) {
           status = statusCode;
@@ -155,7 +171,7 @@ function dispatchGet(
         onData(chunk) {
           size += chunk.byteLength;
           if (size > MAX_BODY_BYTES) {
-            settle(new TransportFailure('too_large', status, undefined));
+            settle(new TransportFailure('too_large', status, undefined, undefined));
             abortRequest?.(new Error('the body is too large'));
             return false;
           }
@@ -163,14 +179,17 @@ function dispatchGet(
           return true;
         },
         onComplete() {
-          if (status === undefined) return settle(new TransportFailure('no_answer', undefined, undefined));
+          if (status === undefined)
+            return settle(new TransportFailure('no_answer', undefined, abortedBy, undefined));
           settle(
             undefined,
             (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8'),
           );
         },
         onError(error) {
-          settle(new TransportFailure(status === undefined ? 'no_answer' : 'truncated', status, error));
+          settle(
+            new TransportFailure(status === undefined ? 'no_answer' : 'truncated', status, abortedBy, error),
+          );
         },
       },
     );
@@ -197,17 +216,10 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
     path: string,
     callerSignal?: AbortSignal,
   ): Promise<{ status: number; text: string }> {
-    const deadline = startDeadline(config.timeoutMs, callerSignal, 'Dagu did not answer in time.');
     const started = performance.now();
     let outcome: number | 'error' = 'error';
-    const cancelled = (cause: unknown): DaguError => {
-      const timedOut = deadline.timedOut || isTimeoutReason(callerSignal?.reason);
-      return timedOut
-        ? new DaguError('timeout', 'Dagu did not answer in time.', { cause })
-        : new DaguError('cancelled', 'The read was cancelled before Dagu answered.', { cause });
-    };
     try {
-      const answer = await dispatchGet(pool, path, headers, deadline.signal);
+      const answer = await dispatchGet(pool, path, headers, config.timeoutMs, callerSignal);
       outcome = answer.status;
       return answer;
     } catch (error) {
@@ -218,7 +230,14 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
           cause: failure,
         });
       }
-      if (deadline.signal.aborted) throw cancelled(failure.cause);
+      if (failure.aborted !== undefined) {
+        const timedOut = failure.aborted === 'timeout' || isTimeoutReason(callerSignal?.reason);
+        throw timedOut
+          ? new DaguError('timeout', 'Dagu did not answer in time.', { cause: failure.cause })
+          : new DaguError('cancelled', 'The read was cancelled before Dagu answered.', {
+              cause: failure.cause,
+            });
+      }
       if (failure.kind === 'truncated') {
         throw new DaguError('bad_body', 'Dagu returned a malformed response (the body was cut short).', {
           upstreamStatus: failure.upstreamStatus,
@@ -228,7 +247,6 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
       finder.distrust();
       throw new DaguError('unreachable', 'Dagu is unreachable.', { cause: failure.cause });
     } finally {
-      deadline.done();
       hooks.onUpstream?.(route, outcome, (performance.now() - started) / 1000);
     }
   }

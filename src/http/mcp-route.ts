@@ -160,7 +160,7 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
     const info = clientInfo(message);
     const userAgent = request.headers['user-agent'];
     const protocolVersion = request.headers['mcp-protocol-version'];
-    const deadline = startDeadline(options.callDeadlineMs, undefined, 'The call deadline passed.');
+    const deadline = startDeadline(options.callDeadlineMs, 'The call deadline passed.');
     const facts: McpRequestFacts = {
       requestId: String(request.id ?? randomUUID()),
       access: caller.access,
