@@ -27,6 +27,7 @@ COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 8090
 HEALTHCHECK --interval=30s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# A young generation of 4 MB semi-spaces instead of V8's 16 MB: resident memory ~120 MB instead of
-# ~145 MB idle, and at most 132 MB instead of 184 MB in `npm run soak`, for no measurable CPU.
-CMD ["node", "--max-semi-space-size=4", "dist/main.js"]
+# Semi-spaces of 8 MB instead of V8's 16 MB: a smaller young generation keeps resident memory at most
+# ~143 MB instead of ~184 MB under `npm run soak` (100 calls/s); 4 MB saved more memory but cost CPU
+# in scavenges (bench/RESULTS.md).
+CMD ["node", "--max-semi-space-size=8", "dist/main.js"]

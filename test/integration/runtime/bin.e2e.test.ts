@@ -57,7 +57,7 @@ describe('the package', () => {
     assert.equal(PACKAGE.private, undefined);
     assert.match(BIN, /dist[/\\]main\.js$/);
     // A smaller young generation keeps resident memory near 120 MB (bench/RESULTS.md, soak).
-    assert.equal(PACKAGE.scripts.start, 'node --max-semi-space-size=4 dist/main.js');
+    assert.equal(PACKAGE.scripts.start, 'node --max-semi-space-size=8 dist/main.js');
     assert.match(PACKAGE.scripts.prestart ?? '', /npm run build/);
     assert.equal(PACKAGE.dependencies.tsx, undefined, 'tsx is a dev dependency');
     assert.ok(PACKAGE.devDependencies.tsx);
