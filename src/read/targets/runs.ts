@@ -151,7 +151,7 @@ export function runAddressOf(
   return { name, dagRunId, address };
 }
 
-function stepOf(node: Json, address: RunAddress, roots: readonly string[]): Json {
+function stepOf(node: Json, address: RunAddress, roots: () => readonly string[]): Json {
   const step = object(node.step, 'node.step');
   const name = text(step.name, 'node.step.name');
   const status = integer(node.status, 'node.status');
@@ -164,7 +164,7 @@ function stepOf(node: Json, address: RunAddress, roots: readonly string[]): Json
   putTime(entry, 'startedAt', node.startedAt);
   putTime(entry, 'finishedAt', node.finishedAt);
   const error = optionalText(node.error);
-  if (error !== undefined) entry.error = redactLogPaths(error, roots);
+  if (error !== undefined) entry.error = redactLogPaths(error, roots());
   if (isForeachStep(step)) entry.foreachUri = foreachItemsUri(address, name);
   if (status === NODE_STATUS_WAITING) {
     const humanTask = humanTaskOf(step);
@@ -215,9 +215,14 @@ export function buildRunDetail(
   putTime(data, 'queuedAt', details.queuedAt);
   putTime(data, 'startedAt', details.startedAt);
   putTime(data, 'finishedAt', details.finishedAt);
-  const roots = logRootsOf(details);
+  // Log folders are needed only to redact error messages: found when the first one is met.
+  let found: string[] | undefined;
+  const roots = () => {
+    found ??= logRootsOf(details);
+    return found;
+  };
   const runError = optionalText(details.error);
-  if (runError !== undefined) data.error = redactLogPaths(runError, roots);
+  if (runError !== undefined) data.error = redactLogPaths(runError, roots());
   data.steps = nodesInExecutionOrder(details).map((node) => stepOf(node, address, roots));
   if (details.humanTaskResumePending === true) data.humanTaskResumePending = true;
   return data;
