@@ -62,7 +62,7 @@ export interface GatewayProcess {
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
-function cpuSecondsOf(pid: number): number {
+export function cpuSecondsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command.
