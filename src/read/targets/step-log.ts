@@ -223,7 +223,8 @@ async function readStepLog(
   if (fresh.length > 0 && cache !== undefined && cachedFiles !== undefined) {
     // The log route reads the latest attempt: keep a window only if the details, read again after it,
     // still name the same file (a retry that started in between would name another one).
-    const after = await cachedFiles();
+    // A failure of this check only means nothing is kept: the windows were read, the read succeeds.
+    const after = await cachedFiles().catch(() => undefined);
     for (const { stream, key, part } of fresh) {
       if (after?.[stream] === files?.[stream]) cache.windows.set(key, part, logPartBytes(part));
     }

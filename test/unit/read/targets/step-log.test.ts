@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { AccessPolicy } from '../../../../src/core/access.ts';
+import { ByteLru, cacheSlice } from '../../../../src/core/byte-lru.ts';
 import type { DaguRequest, DaguResponse } from '../../../../src/dagu/types.ts';
 import type { ReadError } from '../../../../src/read/errors.ts';
 import {
@@ -12,7 +13,8 @@ import {
   stepLogTargets,
 } from '../../../../src/read/targets/step-log.ts';
 import type { ReadFields, ReadQuery, ResolvedRead } from '../../../../src/read/types.ts';
-import { EMPTY_LOG, parseLogBody } from '../../../../src/read/upstream/log.ts';
+import { FinishedLogCache } from '../../../../src/read/upstream/finished-logs.ts';
+import { EMPTY_LOG, type LogPart, parseLogBody } from '../../../../src/read/upstream/log.ts';
 import { withoutForeachRoutes } from '../../../support/dagu-without-foreach-routes.ts';
 import { depsOf, fakeDagu, OPEN, type Responder } from '../../../support/read-deps.ts';
 import { rejectsWith } from '../../../support/read-errors.ts';
@@ -371,5 +373,132 @@ describe('step_log handler', () => {
   test('an unreadable upstream body is internal_error', async () => {
     const dagu = fakeDagu(2, () => ({ status: 200, body: { lines: [] } }));
     await rejectsWith(readStepLog(stepLogRead({}), depsOf(dagu), OPEN), 'internal_error');
+  });
+});
+
+describe('the cache of finished step logs (scripted Dagu 2.x)', () => {
+  const FILES = { stdout: '/logs/lines/run_1/many.out', stderr: '/logs/lines/run_1/many.err' };
+  /** Run details whose step `many lines` has the given status and files. */
+  const details = (runStatus: number, stepStatus: number, files = FILES) => ({
+    status: 200,
+    body: {
+      dagRunDetails: {
+        name: 'lines',
+        dagRunId: 'r1',
+        status: runStatus,
+        nodes: [
+          { step: { name: 'many lines' }, status: stepStatus, stdout: files.stdout, stderr: files.stderr },
+        ],
+      },
+    },
+  });
+  const logBody = (text: string) => ({ status: 200, body: { content: text, lineCount: 1, totalLines: 1 } });
+
+  /** A Dagu whose details come from `detailsNow()` (or throw when it says so) and whose logs say `text`. */
+  function scripted(detailsNow: () => DaguResponse | 'fail', text: () => string) {
+    return fakeDagu(2, (request) => {
+      if (request.route.endsWith('/log')) return logBody(`${streamOf(request)}:${text()}`);
+      const answer = detailsNow();
+      if (answer === 'fail') throw new Error('Dagu went away');
+      return answer;
+    });
+  }
+  const cacheDeps = (dagu: ReturnType<typeof fakeDagu>) => ({
+    ...depsOf(dagu),
+    logCache: new FinishedLogCache(cacheSlice<LogPart>(new ByteLru<unknown>(1024 * 1024), 'step_log')),
+  });
+  const logRoutes = (dagu: ReturnType<typeof fakeDagu>) =>
+    dagu.calls.filter((call) => call.route.endsWith('/log'));
+
+  test('a done step of a finished run: read once, then served from the cache while the details name its files', async () => {
+    const dagu = scripted(
+      () => details(4, 4),
+      () => 'first',
+    );
+    const deps = cacheDeps(dagu);
+    const first = await readStepLog(stepLogRead({}), deps, OPEN);
+    assert.equal((first.data as { stdoutContent: string }).stdoutContent, 'stdout:first');
+    assert.equal(logRoutes(dagu).length, 2);
+    const second = await readStepLog(stepLogRead({}), deps, OPEN);
+    assert.deepEqual(second.data, first.data);
+    assert.equal(logRoutes(dagu).length, 2, 'no log read the second time');
+  });
+
+  test('new files named by the details (a retry) are read from Dagu, never the cached window', async () => {
+    let files = FILES;
+    let text = 'first';
+    const dagu = scripted(
+      () => details(4, 4, files),
+      () => text,
+    );
+    const deps = cacheDeps(dagu);
+    await readStepLog(stepLogRead({}), deps, OPEN);
+    files = { stdout: '/logs/lines/run_2/many.out', stderr: '/logs/lines/run_2/many.err' };
+    text = 'second';
+    const after = await readStepLog(stepLogRead({}), deps, OPEN);
+    assert.equal((after.data as { stdoutContent: string }).stdoutContent, 'stdout:second');
+  });
+
+  test('a window is not kept when the details read after it name another file', async () => {
+    let detailsReads = 0;
+    const dagu = scripted(
+      () => {
+        detailsReads += 1;
+        // The check after the log read sees a retry that started in between.
+        return detailsReads === 2
+          ? details(4, 4, { stdout: '/logs/lines/run_2/many.out', stderr: '/logs/lines/run_2/many.err' })
+          : details(4, 4);
+      },
+      () => 'racing',
+    );
+    const deps = cacheDeps(dagu);
+    await readStepLog(stepLogRead({}), deps, OPEN);
+    await readStepLog(stepLogRead({}), deps, OPEN);
+    assert.equal(logRoutes(dagu).length, 4, 'nothing was kept, both reads went to Dagu');
+  });
+
+  test('a running step or an unfinished run is never cached', async () => {
+    for (const [runStatus, stepStatus] of [
+      [1, 1],
+      [1, 4],
+      [5, 4],
+      [7, 4],
+    ] as const) {
+      const dagu = scripted(
+        () => details(runStatus, stepStatus),
+        () => 'live',
+      );
+      const deps = cacheDeps(dagu);
+      await readStepLog(stepLogRead({}), deps, OPEN);
+      await readStepLog(stepLogRead({}), deps, OPEN);
+      assert.equal(logRoutes(dagu).length, 4, `run ${runStatus}, step ${stepStatus}`);
+    }
+  });
+
+  test('a failed check after the log read keeps nothing but the read succeeds', async () => {
+    let detailsReads = 0;
+    const dagu = scripted(
+      () => {
+        detailsReads += 1;
+        return detailsReads === 2 ? 'fail' : details(4, 4);
+      },
+      () => 'kept?',
+    );
+    const deps = cacheDeps(dagu);
+    const read = await readStepLog(stepLogRead({}), deps, OPEN);
+    assert.equal((read.data as { stdoutContent: string }).stdoutContent, 'stdout:kept?');
+    await readStepLog(stepLogRead({}), deps, OPEN);
+    assert.equal(logRoutes(dagu).length, 4, 'the first windows were not kept');
+  });
+
+  test('Dagu 1.x: no details read, no cache', async () => {
+    const dagu = fakeDagu(1, (request) => (request.route.endsWith('/log') ? logBody('x') : details(4, 4)));
+    const deps = cacheDeps(dagu);
+    await readStepLog(stepLogRead({}), deps, OPEN);
+    await readStepLog(stepLogRead({}), deps, OPEN);
+    assert.deepEqual(
+      dagu.calls.map((call) => call.route.endsWith('/log')),
+      [true, true, true, true],
+    );
   });
 });
