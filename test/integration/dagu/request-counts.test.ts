@@ -45,6 +45,14 @@ const stepLogArgs = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
+const subRunStepLogArgs = () => ({
+  target: 'step_log',
+  name: dagu.seed.dags.parent,
+  dagRunId: dagu.seed.runs.parent,
+  subRunId: dagu.seed.runs.childSub,
+  stepName: 'inner step',
+});
+
 const CASES: Case[] = [
   { name: 'references', args: () => ({ target: 'references' }), requests: 0 },
   { name: 'reference', args: () => ({ target: 'reference', name: 'read-tool' }), requests: 0 },
@@ -106,6 +114,13 @@ const CASES: Case[] = [
     // 2.x: the stderr window was cached by the read above (same positioning: the default tail).
     requests: 1,
   },
+  {
+    name: 'step_log of a sub run',
+    args: () => subRunStepLogArgs(),
+    // 2.x: the child run's details (its own route) name the files, as for a root run.
+    requests: { 1: 2, 2: 4 },
+  },
+  { name: 'step_log of a sub run again', args: () => subRunStepLogArgs(), requests: { 1: 2, 2: 1 } },
   { name: 'dag_search', args: () => ({ target: 'dag_search', search: 'step' }), requests: 1 },
   { name: 'wiki (2.x)', args: () => ({ target: 'wiki' }), requests: { 1: 0, 2: 1 } },
   {
