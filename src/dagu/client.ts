@@ -103,6 +103,12 @@ export { generationOf } from './detect.ts';
 
 const isTimeoutReason = (reason: unknown) => reason instanceof Error && reason.name === 'TimeoutError';
 
+/** A GET given up before Dagu answered: its time ran out (`timeout`), or its caller went (`cancelled`). */
+const abortError = (timedOut: boolean, cause: unknown) =>
+  timedOut
+    ? new DaguError('timeout', 'Dagu did not answer in time.', { cause })
+    : new DaguError('cancelled', 'The read was cancelled before Dagu answered.', { cause });
+
 /** How one GET ended before a status and a whole body were in hand. */
 class TransportFailure extends Error {
   constructor(
@@ -231,12 +237,10 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
         });
       }
       if (failure.aborted !== undefined) {
-        const timedOut = failure.aborted === 'timeout' || isTimeoutReason(callerSignal?.reason);
-        throw timedOut
-          ? new DaguError('timeout', 'Dagu did not answer in time.', { cause: failure.cause })
-          : new DaguError('cancelled', 'The read was cancelled before Dagu answered.', {
-              cause: failure.cause,
-            });
+        throw abortError(
+          failure.aborted === 'timeout' || isTimeoutReason(callerSignal?.reason),
+          failure.cause,
+        );
       }
       if (failure.kind === 'truncated') {
         throw new DaguError('bad_body', 'Dagu returned a malformed response (the body was cut short).', {
@@ -267,12 +271,7 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
 
   const finder = createDialectFinder(config.apiBase, askHealth);
   const sharedSend = coalescing(send, {
-    aborted: (signal) =>
-      isTimeoutReason(signal.reason)
-        ? new DaguError('timeout', 'Dagu did not answer in time.', { cause: signal.reason })
-        : new DaguError('cancelled', 'The read was cancelled before Dagu answered.', {
-            cause: signal.reason,
-          }),
+    aborted: (signal) => abortError(isTimeoutReason(signal.reason), signal.reason),
     ...(hooks.onJoined ? { onJoined: hooks.onJoined } : {}),
   });
 
