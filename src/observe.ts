@@ -37,11 +37,11 @@ export function createOperationObserver({ metrics, audit, log }: ObserverSinks):
       // Only a wiring bug gets here: the read was refused (fail closed), and someone must look.
       log.error({ method }, 'MCP call without per-call context refused as unauthorized');
     }
+    // A tool call's arguments, reduced to what the audit may say; a resource read's URI is in the facts.
     const entry: AuditEntry =
       method === 'tools/call'
         ? (redactArguments(request?.rawArguments?.value) as AuditEntry)
         : ({} as AuditEntry);
-    if (method === 'resources/read') entry.uri = facts.uri;
     entry.event = AUDIT_EVENTS[method];
     entry.requestId = request?.requestId ?? 'unknown';
     if (request) {
