@@ -12,10 +12,9 @@ import type {
 import type { AccessPolicy } from '../core/access.ts';
 import { startDeadline } from '../core/deadline.ts';
 import { type LeanPath, matchLeanCall } from '../mcp/lean.ts';
+import { clientInfoOf, liftArguments } from '../mcp/request-message.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 import { refuseEncodedBodies } from './body.ts';
-
-const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
 
 /** Who is calling, as established by the auth hooks that run before this route. */
 export interface Caller {
@@ -44,30 +43,6 @@ export interface McpRouteOptions {
   logLevel?: LogLevel;
 }
 
-type JsonObject = Record<string, unknown>;
-
-const asObject = (value: unknown): JsonObject | undefined =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
-
-/**
- * Keeps the caller's `tools/call` arguments out of band and hands the SDK an empty object instead:
- * the SDK rejects non-object arguments with a protocol error, drops `__proto__` keys, and recurses
- * through whatever it is given, while the contract wants our own validator to see exactly what was
- * sent (design §1b, sdk-notes §4). An absent `arguments` reads as an empty object.
- */
-export function liftArguments(body: unknown): { body: unknown; raw?: { value: unknown } } {
-  const message = asObject(body);
-  const params = asObject(message?.params);
-  // A resources/read without a string uri would die in the SDK's schema check as an internal error:
-  // an empty uri reaches our reader instead and is answered as the invalid resource URI it is.
-  if (message?.method === 'resources/read' && typeof params?.uri !== 'string') {
-    return { body: { ...message, params: { ...(params ?? {}), uri: '' } } };
-  }
-  if (message?.method !== 'tools/call' || params === undefined) return { body };
-  const raw = { value: 'arguments' in params ? params.arguments : {} };
-  return { body: { ...message, params: { ...params, arguments: {} } }, raw };
-}
-
 /** Nesting no JSON-RPC request of this endpoint needs; deeper bodies are refused before the SDK. */
 export const MAX_BODY_DEPTH = 32;
 
@@ -81,14 +56,6 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
     for (const child of Object.values(current)) stack.push([child, depth + 1]);
   }
   return false;
-}
-
-/** Client name/version: from `initialize` (legacy era) or the per-request envelope (2026-07-28). */
-function clientInfo(body: unknown): { name: string | undefined; version: string | undefined } {
-  const params = asObject(asObject(body)?.params);
-  const info = asObject(params?.clientInfo) ?? asObject(asObject(params?._meta)?.[CLIENT_INFO_KEY]);
-  const text = (value: unknown) => (typeof value === 'string' ? value.slice(0, 128) : undefined);
-  return { name: text(info?.name), version: text(info?.version) };
 }
 
 const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
@@ -157,7 +124,7 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
     const caller = options.caller(request);
     // Legacy clients name themselves only in `initialize`, which a stateless server never sees
     // again: the User-Agent is the best name left for their later calls.
-    const info = clientInfo(message);
+    const info = clientInfoOf(message);
     const userAgent = request.headers['user-agent'];
     const protocolVersion = request.headers['mcp-protocol-version'];
     const deadline = startDeadline(options.callDeadlineMs, 'The call deadline passed.');

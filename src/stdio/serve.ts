@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  CLIENT_INFO_META_KEY,
   type JSONRPCMessage,
   type McpServer,
   PROTOCOL_VERSION_META_KEY,
@@ -8,7 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { UNRESTRICTED_ACCESS } from '../core/access.ts';
-import { liftArguments } from '../http/mcp-route.ts';
+import { type ClientInfo, clientInfoOf, liftArguments } from '../mcp/request-message.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 
 /** Who a stdio caller is: the local user who started the process (and its Dagu credential). */
@@ -36,22 +35,19 @@ const text = (value: unknown, max: number) => (typeof value === 'string' ? value
  * incoming message, as the HTTP route sets them per request.
  */
 export function serveMcpOverStdio(options: StdioOptions): { close(): Promise<void> } {
-  let client: { name: string | undefined; version: string | undefined } = {
-    name: undefined,
-    version: undefined,
-  };
+  // A legacy client names itself once, in `initialize`; its later messages are audited with that name.
+  let client: ClientInfo = { name: undefined, version: undefined };
   let protocolVersion: string | undefined;
 
   const factsFor = (message: JSONRPCMessage): { message: JSONRPCMessage; facts: McpRequestFacts } => {
     const body = asObject(message);
     const params = asObject(body?.params);
+    const info = clientInfoOf(message);
     if (body?.method === 'initialize') {
-      const info = asObject(params?.clientInfo);
-      client = { name: text(info?.name, 128), version: text(info?.version, 64) };
+      client = info;
       protocolVersion = text(params?.protocolVersion, 32);
     }
     const meta = asObject(params?._meta);
-    const envelopeInfo = asObject(meta?.[CLIENT_INFO_META_KEY]);
     const lifted = liftArguments(message);
     const id = body?.id;
     return {
@@ -63,8 +59,8 @@ export function serveMcpOverStdio(options: StdioOptions): { close(): Promise<voi
         identityKind: 'local',
         role: 'local',
         protocolVersion: text(meta?.[PROTOCOL_VERSION_META_KEY], 32) ?? protocolVersion,
-        clientName: text(envelopeInfo?.name, 128) ?? client.name,
-        clientVersion: text(envelopeInfo?.version, 64) ?? client.version,
+        clientName: info.name ?? client.name,
+        clientVersion: info.version ?? client.version,
         signal: AbortSignal.timeout(options.callDeadlineMs),
         ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
       },

@@ -1,0 +1,46 @@
+import { CLIENT_INFO_META_KEY } from '@modelcontextprotocol/server';
+
+/**
+ * What every transport (HTTP, stdio) does with an incoming JSON-RPC message before the SDK sees it:
+ * take the tool arguments out of band, and read who the client says it is.
+ */
+
+type JsonObject = Record<string, unknown>;
+
+const asObject = (value: unknown): JsonObject | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
+
+/**
+ * Keeps the caller's `tools/call` arguments out of band and hands the SDK an empty object instead:
+ * the SDK rejects non-object arguments with a protocol error, drops `__proto__` keys, and recurses
+ * through whatever it is given, while the contract wants our own validator to see exactly what was
+ * sent (design §1b, sdk-notes §4). An absent `arguments` reads as an empty object.
+ */
+export function liftArguments(body: unknown): { body: unknown; raw?: { value: unknown } } {
+  const message = asObject(body);
+  const params = asObject(message?.params);
+  // A resources/read without a string uri would die in the SDK's schema check as an internal error:
+  // an empty uri reaches our reader instead and is answered as the invalid resource URI it is.
+  if (message?.method === 'resources/read' && typeof params?.uri !== 'string') {
+    return { body: { ...message, params: { ...(params ?? {}), uri: '' } } };
+  }
+  if (message?.method !== 'tools/call' || params === undefined) return { body };
+  const raw = { value: 'arguments' in params ? params.arguments : {} };
+  return { body: { ...message, params: { ...params, arguments: {} } }, raw };
+}
+
+export interface ClientInfo {
+  name: string | undefined;
+  version: string | undefined;
+}
+
+/**
+ * Client name and version a message carries: `initialize`'s `clientInfo` (initialize era) or the
+ * per-request envelope (2026-07-28); cut to what the audit log keeps.
+ */
+export function clientInfoOf(message: unknown): ClientInfo {
+  const params = asObject(asObject(message)?.params);
+  const info = asObject(params?.clientInfo) ?? asObject(asObject(params?._meta)?.[CLIENT_INFO_META_KEY]);
+  const text = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : undefined);
+  return { name: text(info?.name, 128), version: text(info?.version, 64) };
+}
