@@ -13,7 +13,7 @@ import type { OperationObserver } from './operations.ts';
 import { paramsSchema } from './params.ts';
 import { promptArgumentCompletion } from './prompts.ts';
 import { requestSideChannel } from './request-side-channel.ts';
-import { JSON_RPC_CODE, RESOURCE_TEMPLATES } from './resources.ts';
+import { JSON_RPC_CODE, RESOURCE_TEMPLATES, sampleUri } from './resources.ts';
 
 /** The protocol's cap on values in one completion result. */
 export const MAX_COMPLETION_VALUES = 100;
@@ -38,11 +38,9 @@ interface TemplateShape {
   target: ReadTarget | undefined;
 }
 
-/** The target a template resolves to, from a sample URI with every variable filled. */
+/** The target a template resolves to, from a sample URI with every variable filled (a topic that exists). */
 function targetOf(uriTemplate: string): ReadTarget | undefined {
-  const sample = uriTemplate
-    .replace(/\{\?[^}]*\}$/, '')
-    .replace(/\{\+?(\w+)\}/g, (_, variable: string) => (variable === 'topic' ? 'read-tool' : 'x'));
+  const sample = sampleUri(uriTemplate, (variable) => (variable === 'topic' ? 'read-tool' : 'x'));
   try {
     return resolveReadInput({ uri: sample }).target;
   } catch {

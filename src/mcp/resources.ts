@@ -59,8 +59,14 @@ const TEMPLATES: ReadonlyArray<{ uriTemplate: string; description: string }> = [
   { uriTemplate: 'dagu://wiki/{workspace}/{+path}', description: 'A wiki page (Markdown).' },
 ];
 
-/** A concrete URI for a template, so the link table gives its contract name and MIME type. */
-const sampleUri = (template: string) => template.replace(/\{\?[^}]*\}$/, '').replace(/\{\+?(\w+)\*?\}/g, 'x');
+/**
+ * A concrete URI for a template: its query dropped, each variable filled by `valueFor` (default `x`).
+ * The link table gives it its contract name and MIME type; completion resolves it to a target.
+ */
+export const sampleUri = (template: string, valueFor: (variable: string) => string = () => 'x') =>
+  template
+    .replace(/\{\?[^}]*\}$/, '')
+    .replace(/\{\+?(\w+)\*?\}/g, (_, variable: string) => valueFor(variable));
 
 export const RESOURCE_TEMPLATES = TEMPLATES.map((template) => {
   const { name, mimeType } = resourceLinkFor(sampleUri(template.uriTemplate));
