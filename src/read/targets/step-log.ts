@@ -142,7 +142,7 @@ async function readStepLog(
 ): Promise<TargetResult> {
   const scope: ReadScope = { request, deps, call };
   const requested = runOfRequest(request.fields);
-  await assertRunReadable(scope, requested);
+  const checked = await assertRunReadable(scope, requested);
   const { item, bodyStepName } = request.fields;
   // The resolver requires item and bodyStepName together.
   const foreach = item !== undefined && bodyStepName !== undefined ? { item, bodyStepName } : undefined;
@@ -152,7 +152,7 @@ async function readStepLog(
   }
 
   // Dagu's log routes do not know `latest` (its run route does): read the newest run's id first.
-  const resolved = await withLatestResolved(scope, requested);
+  const resolved = await withLatestResolved(scope, checked);
   const run = runRoute(resolved);
   const params: Record<string, string> = { ...run.params, stepName: request.fields.stepName };
   const stepRoute = `${run.prefix}/steps/{stepName}`;

@@ -71,17 +71,20 @@ export async function withLatestResolved(scope: ReadScope, run: RunRef): Promise
 /**
  * The allowlist check of a read addressed by run: the run's DAG, and for a child run its own DAG
  * too, which takes one read of the child's details (only when the caller's access is restricted).
+ * Returns the run, with `latest` resolved when that read had to resolve it.
  */
-export async function assertRunReadable(scope: ReadScope, run: RunRef): Promise<void> {
+export async function assertRunReadable(scope: ReadScope, run: RunRef): Promise<RunRef> {
   assertDagReadable(scope, run.name);
-  if (run.subRunId !== undefined && !scope.call.access.unrestricted) await fetchRunDetails(scope, run);
+  if (run.subRunId === undefined || scope.call.access.unrestricted) return run;
+  // The details read resolved `latest` already: hand the resolved run on, so it is not resolved again.
+  return (await fetchRunDetails(scope, run)).run;
 }
 
-/** `dagRunDetails` of the addressed root or child run. */
+/** `dagRunDetails` of the addressed root or child run, and the run as addressed (a sub run's root `latest` resolved). */
 export async function fetchRunDetails(
   scope: ReadScope,
   run: RunRef,
-): Promise<{ details: Json; status: number }> {
+): Promise<{ details: Json; status: number; run: RunRef }> {
   assertDagReadable(scope, run.name);
   // Dagu resolves `latest` for a root run but not for the root of a sub run: resolve it first.
   const resolved = run.subRunId === undefined ? run : await withLatestResolved(scope, run);
@@ -89,7 +92,7 @@ export async function fetchRunDetails(
   const fetched = await fetchDetails(scope, run, route.prefix, route.params);
   // A child run belongs to its own DAG, which the caller must be allowed to read as well.
   if (run.subRunId !== undefined) assertDagReadable(scope, text(fetched.details.name, 'dagRunDetails.name'));
-  return fetched;
+  return { ...fetched, run: resolved };
 }
 
 /** The run a request addresses: a root run, or a child run under its root. */

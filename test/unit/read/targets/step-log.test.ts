@@ -502,3 +502,23 @@ describe('the cache of finished step logs (scripted Dagu 2.x)', () => {
     );
   });
 });
+
+test('a restricted caller’s sub run of `latest`: `latest` is resolved once, by the allowlist check', async () => {
+  const dagu = fakeDagu(2, (request) => {
+    if (request.route.endsWith('/log')) return { status: 200, body: { content: 'x' } };
+    const latest = request.params?.dagRunId === 'latest';
+    return {
+      status: 200,
+      body: {
+        dagRunDetails: { name: latest ? 'lines' : 'child', dagRunId: latest ? 'r9' : 'c1', status: 4 },
+      },
+    };
+  });
+  await readStepLog(stepLogRead({ dagRunId: 'latest', subRunId: 'c1' }), depsOf(dagu), {
+    access: NO_SECRET,
+  });
+  const latestReads = dagu.calls.filter((call) => call.params?.dagRunId === 'latest');
+  assert.equal(latestReads.length, 1);
+  const logs = dagu.calls.filter((call) => call.route.endsWith('/log'));
+  assert.ok(logs.length > 0 && logs.every((call) => call.params?.dagRunId === 'r9'));
+});
