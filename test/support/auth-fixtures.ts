@@ -189,22 +189,25 @@ export interface RawResponse {
   json(): Record<string, unknown>;
 }
 
-/** POSTs a JSON-RPC body (default: a tools/call of the reference list) to the MCP endpoint with plain `fetch`. */
+/**
+ * POSTs a JSON-RPC body (default: a tools/call of the reference list) to the MCP endpoint with plain
+ * `fetch`. A header given as `undefined` is not sent (`'mcp-protocol-version': undefined` sends none).
+ */
 export async function postMcp(
   url: string,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | undefined> = {},
   body: unknown = toolCallBody({ target: 'references' }),
 ): Promise<RawResponse> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': RAW_PROTOCOL,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+  const sent: Record<string, string> = {};
+  for (const [name, value] of Object.entries({
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': RAW_PROTOCOL,
+    ...headers,
+  })) {
+    if (value !== undefined) sent[name] = value;
+  }
+  const response = await fetch(url, { method: 'POST', headers: sent, body: JSON.stringify(body) });
   const text = await response.text();
   return {
     status: response.status,

@@ -30,24 +30,9 @@ after(() => dagu?.stop());
 
 /** POSTs a body with this key; no `version` sends no MCP-Protocol-Version (2025-03-26, batches allowed). */
 async function postBatch(url: string, key: string, body: unknown, version?: string) {
-  const headers: Record<string, string> = bearer(key);
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-      ...(version === undefined ? {} : { 'mcp-protocol-version': version }),
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    text,
-    json: () => JSON.parse(text) as unknown,
-  };
+  const answer = await postMcp(url, { ...bearer(key), 'mcp-protocol-version': version }, body);
+  // A batch answers an array.
+  return { ...answer, json: () => JSON.parse(answer.text) as unknown };
 }
 
 const runCall = (id: number) => toolCallBody({ target: 'run', name: 'two-steps', dagRunId: 'latest' }, id);
