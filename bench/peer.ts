@@ -124,8 +124,12 @@ async function daguSession(mcpUrl: string): Promise<Record<string, string>> {
   return sessionHeaders;
 }
 
-async function measureHttp(spec: PathSpec, calls: number, concurrency: number): Promise<CellResult> {
-  const pool = new Pool(spec.origin, { connections: concurrency, pipelining: 1 });
+/** `calls` calls made by `concurrency` workers one after another (closed loop): rate, latencies, failures. */
+async function closedLoop(
+  calls: number,
+  concurrency: number,
+  call: (id: string) => Promise<boolean>,
+): Promise<CellResult> {
   const latencies: number[] = [];
   let next = 0;
   let failures = 0;
@@ -135,20 +139,13 @@ async function measureHttp(spec: PathSpec, calls: number, concurrency: number): 
       while (next < calls) {
         next += 1;
         const t0 = performance.now();
-        const response = await pool.request({
-          path: spec.path,
-          method: spec.method,
-          headers: spec.headers,
-          ...(spec.body === undefined ? {} : { body: spec.body(`call-${next}`) }),
-        });
-        const text = await response.body.text();
+        const ok = await call(`call-${next}`);
         latencies.push(performance.now() - t0);
-        if (!spec.ok(response.statusCode, text)) failures += 1;
+        if (!ok) failures += 1;
       }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  await pool.close();
   latencies.sort((a, b) => a - b);
   return {
     calls,
@@ -159,40 +156,36 @@ async function measureHttp(spec: PathSpec, calls: number, concurrency: number): 
   };
 }
 
+async function measureHttp(spec: PathSpec, calls: number, concurrency: number): Promise<CellResult> {
+  const pool = new Pool(spec.origin, { connections: concurrency, pipelining: 1 });
+  try {
+    return await closedLoop(calls, concurrency, async (id) => {
+      const response = await pool.request({
+        path: spec.path,
+        method: spec.method,
+        headers: spec.headers,
+        ...(spec.body === undefined ? {} : { body: spec.body(id) }),
+      });
+      return spec.ok(response.statusCode, await response.body.text());
+    });
+  } finally {
+    await pool.close();
+  }
+}
+
 async function measureClient(spec: PathSpec, calls: number, concurrency: number): Promise<CellResult> {
   if (spec.connectClient === undefined) return measureHttp(spec, calls, concurrency);
   const client = await spec.connectClient();
-  const latencies: number[] = [];
-  let next = 0;
-  let failures = 0;
-  const started = performance.now();
   try {
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < calls) {
-          next += 1;
-          const t0 = performance.now();
-          try {
-            await client.call();
-          } catch {
-            failures += 1;
-          }
-          latencies.push(performance.now() - t0);
-        }
-      }),
+    return await closedLoop(calls, concurrency, () =>
+      client.call().then(
+        () => true,
+        () => false,
+      ),
     );
   } finally {
     await client.close();
   }
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    calls,
-    callsPerSecond: calls / seconds,
-    p50Ms: percentile(latencies, 0.5),
-    p99Ms: percentile(latencies, 0.99),
-    failures,
-  };
 }
 
 /**
