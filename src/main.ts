@@ -4,7 +4,7 @@ import { keygen } from './auth/keygen.ts';
 import { CommandLineError, helpText, loadDotEnv, parseCommandLine } from './cli.ts';
 import { ConfigError, type GatewayConfig, loadConfig } from './config.ts';
 import { routeConsoleToLog } from './console-log.ts';
-import { displayUrl } from './http/health.ts';
+import { displayUrl } from './core/display-url.ts';
 import { serveMcpOverStdio } from './stdio/serve.ts';
 import { GATEWAY_VERSION } from './version.ts';
 

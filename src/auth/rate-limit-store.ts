@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
+import { displayUrl } from '../core/display-url.ts';
 import type { Log } from '../core/log.ts';
 
 /** Where the per-caller rate limit is counted: in Redis, shared by every replica, or in this process. */
@@ -66,7 +67,7 @@ export function createSharedRateLimitStore(options: SharedRateLimitStoreOptions)
     // Reconnect forever, at most every 2 s: the fallback serves meanwhile.
     retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
   });
-  const target = redactedUrl(options.url);
+  const target = displayUrl(options.url);
   let active: RateLimitStoreKind = 'local';
   let lastError: string | undefined;
   let closed = false;
@@ -142,15 +143,4 @@ export function createSharedRateLimitStore(options: SharedRateLimitStoreOptions)
       redis.disconnect();
     },
   };
-}
-
-/** The Redis URL without its password, for logs. */
-function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'redis://(invalid URL)';
-  }
 }

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { displayUrl } from '../core/display-url.ts';
 import type { DaguProbeResult } from '../dagu/types.ts';
 
 export type { DaguProbeResult };
@@ -46,18 +47,6 @@ export interface DaguReadinessOptions {
   /** How long `/readyz` waits for the very first probe before answering "not checked yet". */
   firstResultWaitMs?: number;
   now?: () => Date;
-}
-
-/** Dagu's URL as it may be shown: user name and password removed. */
-export function displayUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString().replace(/\/+$/, '');
-  } catch {
-    return '(invalid URL)';
-  }
 }
 
 type ReadinessState = 'ready' | 'unreachable' | 'unusable';

@@ -6,7 +6,6 @@ import {
   type DaguProbe,
   type DaguProbeResult,
   type DaguReadiness,
-  displayUrl,
   healthRoutes,
 } from '../../../src/http/health.ts';
 
@@ -195,11 +194,6 @@ describe('Dagu readiness', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     assert.ok(scripted.calls() >= 3, `calls: ${scripted.calls()}`);
   });
-});
-
-test('displayUrl removes user name and password and keeps the rest', () => {
-  assert.equal(displayUrl('http://u:p@dagu:8080/x/'), 'http://dagu:8080/x');
-  assert.equal(displayUrl('https://dagu.example'), 'https://dagu.example');
 });
 
 describe('/healthz and /readyz', () => {
