@@ -112,7 +112,8 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
   });
   const workbook = createWorkbookReader(config.workbook, { onRefused: metrics.workbookRejected });
   metrics.watchWorkbookPool(() => workbook.load);
-  app.log.debug({ hashRoundsPerMs: workbook.hashRates }, 'workbook key derivation calibrated');
+  if (workbook.hashRates)
+    app.log.debug({ hashRoundsPerMs: workbook.hashRates }, 'workbook key derivation calibrated');
   const logWindows = cacheUse<LogPart>('step_log');
   const logCache = logWindows === undefined ? undefined : new FinishedLogCache(logWindows);
   const reads = createReadService({ dagu, workbook, ...(logCache ? { logCache } : {}) }, TARGET_HANDLERS);

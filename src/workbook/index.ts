@@ -48,8 +48,8 @@ export interface WorkbookReader {
   ): Promise<WorkbookModel>;
   /** The pool's workers and queue now (for metrics). */
   readonly load: PoolLoad;
-  /** The key-derivation hash rates measured at start-up. */
-  readonly hashRates: HashRates;
+  /** The key-derivation hash rates measured at start-up; undefined while workbook reads are off (no roots). */
+  readonly hashRates: HashRates | undefined;
   /** Stops the workers; pending reads are rejected. */
   close(): Promise<void>;
 }
@@ -61,7 +61,9 @@ export function createWorkbookReader(
   const { roots, maxConcurrent, maxPerCaller, queueMax, queueWaitMs, workerHeapMb, ...rest } = options;
   const bounds: WorkbookBounds = rest;
   // Once, before any read: a derivation too slow for the deadline is refused the same way under load.
-  const hashRates = hooks.hashRates ?? calibrateHashRates();
+  // Without roots nothing is ever read, and start-up spends nothing on it.
+  const hashRates =
+    hooks.hashRates ?? (roots === undefined || roots.length === 0 ? undefined : calibrateHashRates());
   const pool = new WorkerPool({
     size: maxConcurrent,
     perCaller: maxPerCaller,
@@ -81,7 +83,15 @@ export function createWorkbookReader(
           `file is ${located.size} bytes, more than ${bounds.maxFileBytes}`,
         );
       return pool.run(
-        { path: located.resolved, file: located.file, name: located.name, password, bounds, hashRates },
+        {
+          path: located.resolved,
+          file: located.file,
+          name: located.name,
+          password,
+          bounds,
+          // locateWorkbook refuses every path while there are no roots, so the rates exist here.
+          hashRates: hashRates!,
+        },
         signal,
         caller,
       );
