@@ -51,7 +51,13 @@ export function fitsDialect(answer: HealthAnswer, dialect: Dialect): boolean {
 }
 
 export type Detection =
-  | { found: true; dialect: Dialect; version: string | undefined }
+  | {
+      found: true;
+      dialect: Dialect;
+      version: string | undefined;
+      /** The health answer under the dialect's own base, when detection read it (a probe need not ask again). */
+      answer: HealthAnswer | undefined;
+    }
   | { found: false; reason: string };
 
 /**
@@ -66,6 +72,7 @@ export async function detectDialect(ask: (apiBase: string) => Promise<HealthAnsw
       found: true,
       dialect: { apiBase: API_BASES[fromV1], generation: fromV1 },
       version: versionIn(v1),
+      answer: fromV1 === 2 ? v1 : undefined,
     };
   }
   const v2 = await ask(API_BASES[1]);
@@ -74,10 +81,16 @@ export async function detectDialect(ask: (apiBase: string) => Promise<HealthAnsw
       found: true,
       dialect: { apiBase: API_BASES[1], generation: 1 },
       version: versionIn(v2) ?? versionIn(v1),
+      answer: v2,
     };
   }
   if (healthy(v1))
-    return { found: true, dialect: { apiBase: API_BASES[2], generation: 2 }, version: versionIn(v1) };
+    return {
+      found: true,
+      dialect: { apiBase: API_BASES[2], generation: 2 },
+      version: versionIn(v1),
+      answer: v1,
+    };
   return {
     found: false,
     reason: `Dagu's health route answers with no JSON under /api/v1 (HTTP ${v1.status}) or /api/v2 (HTTP ${v2.status}): is DAGU_URL the base URL of a Dagu server?`,

@@ -109,7 +109,8 @@ export function createDialectFinder(configuredBase: string, ask: AskHealth): Dia
     }
     const detection = await find(signal);
     if (!detection.found) return { reachable: true, problem: detection.reason };
-    return result(await ask(detection.dialect.apiBase, signal), detection.dialect);
+    // The detection has usually just read the health route under the dialect's base: no second request.
+    return result(detection.answer ?? (await ask(detection.dialect.apiBase, signal)), detection.dialect);
   }
 
   async function probeExplicit(signal: AbortSignal, dialect: Dialect): Promise<DaguProbeResult> {

@@ -44,6 +44,8 @@ test('Dagu 2.x: /api/v1 from the version on /api/v1/health, one request', async 
     found: true,
     dialect: { apiBase: '/api/v1', generation: 2 },
     version: 'v2.15.1',
+    // The answer under the dialect's own base, for the readiness probe to use.
+    answer: DAGU_2['/api/v1'],
   });
   assert.deepEqual(dagu.asked, ['/api/v1']);
 });
@@ -53,6 +55,8 @@ test('Dagu 1.30: /api/v2, although its legacy /api/v1/health answers too', async
     found: true,
     dialect: { apiBase: '/api/v2', generation: 1 },
     version: '1.30.3',
+    // Only /api/v1/health was read: nothing under /api/v2 to hand on.
+    answer: undefined,
   });
 });
 

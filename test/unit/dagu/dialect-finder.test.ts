@@ -122,3 +122,11 @@ test('explicit base: used as given without detection; the probe says when it doe
     /^DAGU_API_BASE=\/api\/v1 is the REST base of Dagu 2\.x, but this Dagu reports 1\.30\.3, which serves \/api\/v2\./,
   );
 });
+
+test('auto: a first probe reads the health route once when the detection already read it under the dialect found', async () => {
+  const dagu = scripted(DAGU_2);
+  const probed = await createDialectFinder('auto', dagu.ask).probe(signal());
+  assert.equal(probed.reachable, true);
+  assert.equal(probed.version, 'v2.15.1');
+  assert.deepEqual(dagu.asked, ['/api/v1']);
+});
