@@ -11,7 +11,7 @@ import {
   type AuthenticatorConfig,
   createAuthenticator,
 } from '../src/auth/authenticate.ts';
-import { authPlugin } from '../src/auth/plugin.ts';
+import { authenticationPlugin } from '../src/auth/authentication.ts';
 
 const RUNS = 7;
 const b64url = (data: Buffer | string) => Buffer.from(data).toString('base64url');
@@ -137,8 +137,8 @@ async function main() {
   async function app(authenticator: Authenticator | undefined): Promise<FastifyInstance> {
     const instance = Fastify();
     if (authenticator) {
-      await instance.register(authPlugin, { authenticator, mcpPath: '/mcp' });
-      instance.post('/mcp', { onRequest: [instance.mcpAuth.onRequest] }, async () => ({ ok: true }));
+      await instance.register(authenticationPlugin, { authenticator, mcpPath: '/mcp' });
+      instance.post('/mcp', { onRequest: [instance.authenticate] }, async () => ({ ok: true }));
     } else {
       instance.post('/mcp', async () => ({ ok: true }));
     }

@@ -22,6 +22,8 @@ export const LAYERS = [
   ['http'],
   ['auth'],
   ['observe.ts'],
+  // The gateway without a transport: what `--stdio` serves and what the HTTP plugins surround.
+  ['gateway-core.ts'],
   ['app.ts'],
   // The command: flags and .env, library console output into the log, the stdio transport.
   ['cli.ts', 'console-log.ts', 'stdio'],

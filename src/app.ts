@@ -1,41 +1,28 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { type AuditLog, createAuditLog } from './audit/audit-log.ts';
-import { createAuthenticator } from './auth/authenticate.ts';
+import type { AuditLog } from './audit/audit-log.ts';
+import { authenticationPlugin, meteredCaller } from './auth/authentication.ts';
 import { accessPolicyFor } from './auth/identity.ts';
-import { authPlugin } from './auth/plugin.ts';
-import { createSharedRateLimitStore } from './auth/rate-limit-store.ts';
 import type { GatewayConfig } from './config.ts';
-import { ByteLru, cacheSlice } from './core/byte-lru.ts';
-import { createDaguClient } from './dagu/client.ts';
-import type { Answer as DaguAnswer } from './dagu/coalesce.ts';
 import type { DaguClient } from './dagu/types.ts';
-import { installStrictJsonParser } from './http/body.ts';
-import { installErrorHandlers } from './http/errors.ts';
-import { createDaguReadiness, type DaguReadiness, healthRoutes } from './http/health.ts';
-import { mcpRoute } from './http/mcp-route.ts';
-import { advertisedAuthorizationServers, protectedResourceRoutes } from './http/protected-resource.ts';
-import { hostOriginHook } from './http/security.ts';
-import { createLeanPath } from './mcp/lean.ts';
-import { createMcpEndpoint, createMcpServer, type McpServerOptions, serverInfo } from './mcp/server.ts';
-import { type CacheUse, createMetrics, type GatewayMetrics } from './metrics/metrics.ts';
-import { createOperationObserver } from './observe.ts';
-import { createCompletionService } from './read/completion.ts';
-import { createReadService } from './read/service.ts';
-import { TARGET_HANDLERS } from './read/targets/index.ts';
-import { FinishedLogCache } from './read/upstream/finished-logs.ts';
-import type { LogPart } from './read/upstream/log.ts';
-import { GATEWAY_VERSION } from './version.ts';
-import { createWorkbookReader } from './workbook/index.ts';
+import { createGatewayCore, type GatewayCore } from './gateway-core.ts';
+import { callMeteringPlugin } from './http/call-metering.ts';
+import { httpAnswersPlugin } from './http/errors.ts';
+import { healthPlugin } from './http/health.ts';
+import { mcpPlugin } from './http/mcp-route.ts';
+import { metricsRoutePlugin } from './http/metrics-route.ts';
+import { advertisedAuthorizationServers, protectedResourcePlugin } from './http/protected-resource.ts';
+import { hostOriginPlugin } from './http/security.ts';
+import type { GatewayMetrics } from './metrics/metrics.ts';
 
 export interface GatewayApp {
   app: FastifyInstance;
   metrics: GatewayMetrics;
   audit: AuditLog;
   dagu: DaguClient;
-  /** A fresh MCP server on this gateway's read service and audit, for transports other than HTTP (`--stdio`). */
+  /** A fresh MCP server on this gateway's read service and audit. */
   createMcpServer(): McpServer;
-  /** Stops serving and releases every resource (pool, audit file, watchers). */
+  /** Stops serving and releases every resource (plugins' own, then the core's). */
   close(): Promise<void>;
 }
 
@@ -61,9 +48,8 @@ const LOG_SERIALIZERS = {
   }),
 };
 
-/** Builds the whole gateway from its configuration: every expensive object is created here, once. */
-export async function buildApp(config: GatewayConfig, options: BuildOptions = {}): Promise<GatewayApp> {
-  const app = Fastify({
+function createFastify(config: GatewayConfig, options: BuildOptions): FastifyInstance {
+  return Fastify({
     logger:
       options.logger === false
         ? false
@@ -73,128 +59,94 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
     bodyLimit: config.limits.bodyLimitBytes,
-    // A `__proto__` key in tool arguments must reach our validator (design §1b), not fail JSON parsing.
+    // A `__proto__` key in tool arguments must reach our validator (docs/design.md), not fail JSON parsing.
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     requestIdHeader: false,
   });
-  const metrics = createMetrics();
-  const audit = createAuditLog(config.auditLog, { metrics, log: app.log });
-  const authenticator = await createAuthenticator(config, app.log, { keys: { onReload: metrics.keyReload } });
-  let readiness: DaguReadiness | undefined;
-  // One cache for every caller, bounded by CACHE_MAX_BYTES: finished step logs, and any answer under CACHE_TTL_MS.
-  const cache =
-    config.cache.maxBytes > 0
-      ? new ByteLru<unknown>(config.cache.maxBytes, { evicted: metrics.cacheEvicted })
-      : undefined;
-  if (cache !== undefined) {
-    metrics.watchCache(() => ({ bytes: cache.bytes, entries: cache.size, maxBytes: cache.maxBytes }));
+}
+
+/** The MCP route's request log: every call is in the audit log, so its two lines appear only at debug. */
+const mcpRouteLogLevel = (level: string) =>
+  level === 'trace' ? 'trace' : level === 'debug' ? 'debug' : 'warn';
+
+/**
+ * The HTTP gateway: the core, and one plugin per concern around it, in the order requests meet them.
+ * Each plugin owns what it creates and releases it on close; the core closes last.
+ */
+export async function buildApp(config: GatewayConfig, options: BuildOptions = {}): Promise<GatewayApp> {
+  const app = createFastify(config, options);
+  const core: GatewayCore = createGatewayCore(config, app.log);
+  try {
+    await registerPlugins(app, core, config, options);
+  } catch (error) {
+    await core.close();
+    throw error;
   }
-  const cacheUse = <V>(use: CacheUse) =>
-    cache === undefined ? undefined : cacheSlice<V, CacheUse>(cache, use, metrics.cacheLookup);
-  const dagu = createDaguClient(config.dagu, {
-    onUpstream: (route, status, seconds) => {
-      metrics.observeUpstream(route, status, seconds);
-      readiness?.observe(status !== 'error');
-    },
-    onJoined: metrics.upstreamJoined,
-    ...(config.cache.ttlMs > 0
-      ? { answers: { cache: cacheUse<DaguAnswer>('dagu_ttl'), ttlMs: config.cache.ttlMs } }
-      : {}),
-  });
-  readiness = createDaguReadiness({
-    probe: (signal) => dagu.probe(signal),
-    url: config.dagu.url,
-    log: app.log,
-    timeoutMs: config.readiness.probeTimeoutMs,
-    intervalMs: config.readiness.probeIntervalMs,
-    onProbe: (snapshot) => metrics.daguProbed(snapshot),
-  });
-  const workbook = createWorkbookReader(config.workbook, { onRefused: metrics.workbookRejected });
-  metrics.watchWorkbookPool(() => workbook.load);
-  if (workbook.hashRates)
-    app.log.debug({ hashRoundsPerMs: workbook.hashRates }, 'workbook key derivation calibrated');
-  const logWindows = cacheUse<LogPart>('step_log');
-  const logCache = logWindows === undefined ? undefined : new FinishedLogCache(logWindows);
-  const reads = createReadService({ dagu, workbook, ...(logCache ? { logCache } : {}) }, TARGET_HANDLERS);
-
-  const observe = createOperationObserver({ metrics, audit, log: app.log });
-
-  const serverOptions: McpServerOptions = {
-    version: GATEWAY_VERSION,
-    reads,
-    completions: createCompletionService(reads),
-    observe,
-    toolText: config.toolText,
+  return {
+    app,
+    metrics: core.metrics,
+    audit: core.audit,
+    dagu: core.dagu,
+    createMcpServer: core.createMcpServer,
+    close: () => app.close(),
   };
-  const endpoint = createMcpEndpoint({
-    ...serverOptions,
-    maxRequestBodySize: config.limits.bodyLimitBytes,
-    onError: (error) => app.log.debug({ err: error }, 'mcp transport error'),
-  });
+}
 
-  installErrorHandlers(app, config.mcpPath);
-  installStrictJsonParser(app);
+async function registerPlugins(
+  app: FastifyInstance,
+  core: GatewayCore,
+  config: GatewayConfig,
+  options: BuildOptions,
+): Promise<void> {
+  // onClose hooks run last-registered first: the core, registered first, is released after every plugin.
+  app.addHook('onClose', () => core.close());
+  // No probe of Dagu once closing has begun.
+  app.addHook('preClose', async () => core.readiness.close());
+  const { metrics, audit } = core;
+
+  await app.register(httpAnswersPlugin, { mcpPath: config.mcpPath });
   // DNS-rebinding protection on every route, before anything else runs.
-  app.addHook(
-    'onRequest',
-    hostOriginHook({
-      allowedHosts: config.allowedHosts,
-      allowedOrigins: config.allowedOrigins,
-      loopbackOrigins: config.loopbackOrigins,
-      audit,
-    }),
-  );
-  await app.register(protectedResourceRoutes, {
-    mcpPath: config.mcpPath,
-    publicUrl: config.publicUrl,
-    authorizationServers: advertisedAuthorizationServers(authenticator.jwtMode, config.auth.jwtIssuer),
+  await app.register(hostOriginPlugin, {
+    allowedHosts: config.allowedHosts,
+    allowedOrigins: config.allowedOrigins,
+    loopbackOrigins: config.loopbackOrigins,
+    audit,
   });
-  const sharedRateLimit = config.rateLimitRedisUrl
-    ? createSharedRateLimitStore({
-        url: config.rateLimitRedisUrl,
-        log: app.log,
-        onStoreChange: metrics.rateLimitStore,
-        onFallback: metrics.rateLimitStoreFallback,
-      })
-    : undefined;
-  await app.register(authPlugin, {
-    authenticator,
+  await app.register(authenticationPlugin, {
+    authenticator: { config, log: app.log, options: { keys: { onReload: metrics.keyReload } } },
     mcpPath: config.mcpPath,
     publicUrl: config.publicUrl,
     metrics,
     audit,
-    limits: {
-      ratePerMinute: config.limits.rateLimitPerMinute,
-      maxConcurrent: config.limits.maxConcurrentCallsPerIdentity,
-      store: sharedRateLimit?.store,
-    },
   });
-  await app.register(healthRoutes, { dagu: readiness, checks: [audit.readiness] });
-  app.get('/metrics', async (_request, reply) =>
-    reply.type(metrics.contentType).send(await metrics.render()),
-  );
-  await app.register(mcpRoute, {
+  await app.register(protectedResourcePlugin, {
+    mcpPath: config.mcpPath,
+    publicUrl: config.publicUrl,
+    authorizationServers: advertisedAuthorizationServers(app.authenticator.jwtMode, config.auth.jwtIssuer),
+  });
+  await app.register(callMeteringPlugin, {
+    ratePerMinute: config.limits.rateLimitPerMinute,
+    maxConcurrent: config.limits.maxConcurrentCallsPerIdentity,
+    redisUrl: config.rateLimitRedisUrl,
+    caller: meteredCaller,
+    log: app.log,
+    metrics,
+    audit,
+  });
+  await app.register(healthPlugin, { dagu: core.readiness, checks: [audit.readiness] });
+  await app.register(metricsRoutePlugin, { metrics });
+  await app.register(mcpPlugin, {
     path: config.mcpPath,
-    handler: endpoint,
+    server: core.server,
     bodyLimitBytes: config.limits.bodyLimitBytes,
     callDeadlineMs: config.limits.callDeadlineMs,
+    leanPath: options.leanPath !== false,
     // Auth answers 401/403 before the body is parsed; limits need the parsed JSON-RPC method.
-    onRequest: [app.mcpAuth.onRequest],
-    preHandler: app.mcpAuth.preHandler,
-    ...(options.leanPath === false
-      ? {}
-      : {
-          lean: createLeanPath({
-            reads,
-            observe,
-            serverInfo: serverInfo(GATEWAY_VERSION),
-            toolText: config.toolText,
-          }),
-        }),
+    onRequest: [app.authenticate],
+    preHandler: [app.meterCalls],
     served: metrics.served,
-    // Every call is in the audit log; the two request lines per POST /mcp appear only at debug level.
-    logLevel: app.log.level === 'trace' ? 'trace' : app.log.level === 'debug' ? 'debug' : 'warn',
+    logLevel: mcpRouteLogLevel(app.log.level),
     caller: (request) => {
       const identity = request.identity!;
       return {
@@ -205,22 +157,4 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
       };
     },
   });
-
-  return {
-    app,
-    metrics,
-    audit,
-    dagu,
-    createMcpServer: () => createMcpServer(serverOptions),
-    close: async () => {
-      readiness.close();
-      await app.close();
-      await sharedRateLimit?.close();
-      await endpoint.close();
-      await authenticator.close();
-      await workbook.close();
-      await dagu.close();
-      audit.close();
-    },
-  };
 }

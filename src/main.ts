@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-import { buildApp, type GatewayApp } from './app.ts';
+import pino from 'pino';
 import { keygen } from './auth/keygen.ts';
 import { CommandLineError, helpText, loadDotEnv, parseCommandLine } from './cli.ts';
 import { ConfigError, type GatewayConfig, loadConfig } from './config.ts';
 import { routeConsoleToLog } from './console-log.ts';
 import { displayUrl } from './core/display-url.ts';
+import type { Log } from './core/log.ts';
+import { createGatewayCore } from './gateway-core.ts';
 import { serveMcpOverStdio } from './stdio/serve.ts';
 import { GATEWAY_VERSION } from './version.ts';
 
@@ -36,15 +38,15 @@ async function main(): Promise<void> {
   }
   const libraryOutput = routeConsoleToLog();
   const gateway = stdio ? await serveStdio(config) : await serveHttp(config);
-  libraryOutput.attach(gateway.app.log);
+  libraryOutput.attach(gateway.log);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    gateway.app.log.info({ signal }, 'shutting down');
+    gateway.log.info({ signal }, 'shutting down');
     // In-flight calls get a grace period; a stuck one must not keep the process alive.
     setTimeout(() => {
-      gateway.app.log.error('shutdown took longer than 10 s; exiting');
+      gateway.log.error({}, 'shutdown took longer than 10 s; exiting');
       process.exit(1);
     }, 10_000).unref();
     await gateway.close();
@@ -56,47 +58,53 @@ async function main(): Promise<void> {
   if (stdio) process.stdin.once('close', () => void stop('stdin closed'));
 }
 
-async function serveHttp(config: GatewayConfig): Promise<GatewayApp> {
+/** A running transport: its log, and how to stop it and release everything. */
+interface Serving {
+  log: Log;
+  close(): Promise<void>;
+}
+
+async function serveHttp(config: GatewayConfig): Promise<Serving> {
+  // Loaded here so that `--stdio` never loads Fastify or the HTTP plugins.
+  const { buildApp } = await import('./app.ts');
   const gateway = await buildApp(config);
   const address = await gateway.app.listen({ host: config.host, port: config.port });
   gateway.app.log.info(
     { address, mcp: `${address}${config.mcpPath}`, dagu: displayUrl(config.dagu.url) },
     'dagu-mcp-gateway listening',
   );
-  return gateway;
+  return { log: gateway.app.log, close: gateway.close };
 }
 
 /**
  * stdout carries the protocol: the log, and an audit log set to stdout, go to stderr. Nothing
- * listens on HTTP, so HOST (and the anonymous-access rule that depends on it) does not apply.
+ * listens on HTTP, so HOST (and the anonymous-access rule that depends on it) does not apply, and
+ * nothing serves /readyz, /metrics or the HTTP rate limit: no periodic probe, no Redis connection.
  */
-async function serveStdio(config: GatewayConfig): Promise<GatewayApp> {
-  const auditLog = config.auditLog === 'stdout' ? 'stderr' : config.auditLog;
-  // No /readyz, /metrics or HTTP rate limit here: no periodic probe for them, no Redis connection.
-  const gateway = await buildApp(
+async function serveStdio(config: GatewayConfig): Promise<Serving> {
+  const log = pino({ level: config.logLevel }, pino.destination(2));
+  const core = createGatewayCore(
     {
       ...config,
-      host: '127.0.0.1',
-      auditLog,
-      rateLimitRedisUrl: undefined,
+      auditLog: config.auditLog === 'stdout' ? 'stderr' : config.auditLog,
       readiness: { ...config.readiness, probeIntervalMs: 0 },
     },
-    { logger: { stream: process.stderr } },
+    log,
   );
   const connection = serveMcpOverStdio({
-    createServer: gateway.createMcpServer,
+    createServer: core.createMcpServer,
     callDeadlineMs: config.limits.callDeadlineMs,
-    onError: (error) => gateway.app.log.debug({ err: error }, 'mcp stdio transport error'),
+    onError: (error) => log.debug({ err: error }, 'mcp stdio transport error'),
   });
-  gateway.app.log.info(
+  log.info(
     { dagu: displayUrl(config.dagu.url) },
     'dagu-mcp-gateway serving MCP on stdio (no HTTP listener: the caller is the local user)',
   );
   return {
-    ...gateway,
+    log,
     close: async () => {
       await connection.close();
-      await gateway.close();
+      await core.close();
     },
   };
 }

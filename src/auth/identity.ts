@@ -72,3 +72,8 @@ export function accessPolicyFor(identity: Identity): AccessPolicy {
   }
   return policy;
 }
+
+/** The rate-limit and concurrency key: one bucket per identity; anonymous callers are told apart by address. */
+export function identityKey(identity: Identity, ip: string): string {
+  return identity.kind === 'anonymous' ? `anonymous:${ip}` : `${identity.kind}:${identity.id}`;
+}

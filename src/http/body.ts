@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { refuse } from './refusals.ts';
 
 /** Codes of the body errors below; `installErrorHandlers` answers them as JSON-RPC parse errors. */
 export const INVALID_UTF8 = 'GW_BODY_INVALID_UTF8';
@@ -41,15 +42,7 @@ export async function refuseEncodedBodies(request: FastifyRequest, reply: Fastif
     .map((part) => part.trim().toLowerCase())
     .filter((part) => part !== '' && part !== 'identity');
   if (codings.length === 0) return;
-  return reply
-    .code(415)
-    .header('accept-encoding', 'identity')
-    .send({
-      jsonrpc: '2.0',
-      error: {
-        code: -32000,
-        message: `Unsupported Media Type: Content-Encoding ${codings.join(', ').slice(0, 64)} is not accepted; send the body uncompressed.`,
-      },
-      id: null,
-    });
+  return refuse(reply, 'unsupported_encoding', {
+    message: `Unsupported Media Type: Content-Encoding ${codings.join(', ').slice(0, 64)} is not accepted; send the body uncompressed.`,
+  });
 }

@@ -1,10 +1,13 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { INVALID_JSON, INVALID_UTF8 } from './body.ts';
+import fp from 'fastify-plugin';
+import { INVALID_JSON, INVALID_UTF8, installStrictJsonParser } from './body.ts';
+import { type RefusalName, refuse } from './refusals.ts';
 
-/** JSON-RPC error codes for failures Fastify raises before the MCP layer sees a request. */
-const PARSE_ERROR = -32700;
-const SERVER_ERROR = -32000;
-const INTERNAL_ERROR = -32603;
+const MESSAGES: Readonly<Record<string, string>> = {
+  [INVALID_JSON]: 'Parse error: the body is not valid JSON.',
+  [INVALID_UTF8]: 'Parse error: the body is not valid UTF-8.',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large.',
+};
 
 /**
  * Every failure answers JSON: on the MCP endpoint a JSON-RPC error object (clients parse nothing
@@ -16,23 +19,27 @@ export function installErrorHandlers(app: FastifyInstance, mcpPath: string): voi
     const clientFault = status < 500;
     if (!clientFault) request.log.error({ err: error }, 'request failed');
     const parseError = error.code === INVALID_JSON || error.code === INVALID_UTF8;
-    const message =
-      error.code === INVALID_JSON
-        ? 'Parse error: the body is not valid JSON.'
-        : error.code === INVALID_UTF8
-          ? 'Parse error: the body is not valid UTF-8.'
-          : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-            ? 'Request body is too large.'
-            : clientFault
-              ? 'Bad request.'
-              : 'Internal error.';
-    if (request.url.split('?')[0] === mcpPath) {
-      const code = parseError ? PARSE_ERROR : clientFault ? SERVER_ERROR : INTERNAL_ERROR;
-      return reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
-    }
-    return reply.code(status).send({ code: clientFault ? 'bad_request' : 'internal_error', message });
+    const onMcp = request.url.split('?', 1)[0] === mcpPath;
+    const refusal: RefusalName = onMcp
+      ? parseError
+        ? 'parse_error'
+        : clientFault
+          ? 'rpc_bad_request'
+          : 'rpc_internal_error'
+      : clientFault
+        ? 'bad_request'
+        : 'internal_error';
+    const message = clientFault ? MESSAGES[error.code] : undefined;
+    return refuse(reply, refusal, { status, ...(message === undefined ? {} : { message }) });
   });
-  app.setNotFoundHandler((_request, reply) =>
-    reply.code(404).send({ code: 'not_found', message: 'Not found.' }),
-  );
+  app.setNotFoundHandler((_request, reply) => refuse(reply, 'not_found'));
 }
+
+/** How bodies are read and how failures answer, for the whole app: strict JSON, JSON errors. */
+export const httpAnswersPlugin = fp(
+  async (app: FastifyInstance, options: { mcpPath: string }) => {
+    installErrorHandlers(app, options.mcpPath);
+    installStrictJsonParser(app);
+  },
+  { name: 'dagu-mcp-http-answers', fastify: '5.x' },
+);

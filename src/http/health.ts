@@ -1,166 +1,11 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { displayUrl } from '../core/display-url.ts';
-import type { DaguProbeResult } from '../dagu/types.ts';
-
-export type { DaguProbeResult };
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { DaguReadiness, DaguReadinessSnapshot } from '../dagu/readiness.ts';
 
 /** A readiness check that is cheap and local (no network): evaluated on every `/readyz`. */
 export interface ReadinessCheck {
   name: string;
   check(signal?: AbortSignal): Promise<{ ok: boolean; detail?: string }>;
-}
-
-export type DaguProbe = (signal: AbortSignal) => Promise<DaguProbeResult>;
-
-/** The last probe result, as `/readyz` reports it. */
-export interface DaguReadinessSnapshot extends DaguProbeResult {
-  /** Dagu's base URL without credentials. */
-  url: string;
-  /** When the probe behind this snapshot finished (ISO 8601); absent before the first one. */
-  checkedAt?: string;
-}
-
-export interface DaguReadiness {
-  /** The cached snapshot; before the first probe ends, waits for it at most `firstResultWaitMs`. */
-  current(): Promise<DaguReadinessSnapshot>;
-  /**
-   * Told after each real upstream call whether Dagu answered. An outcome that disagrees with the cached
-   * state probes again at once, so the gateway notices Dagu leaving or coming back between two timer ticks.
-   */
-  observe(answered: boolean): void;
-  /** Probes now, unless a probe is already running (then that one's result). */
-  refresh(): Promise<DaguReadinessSnapshot>;
-  close(): void;
-}
-
-export interface DaguReadinessOptions {
-  probe: DaguProbe;
-  /** Dagu's base URL; credentials in it are never reported. */
-  url: string;
-  log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
-  /** Per-probe timeout, independent of the timeout of reads. */
-  timeoutMs: number;
-  /** Background probe period; 0 disables the timer (probes then run on demand and on observed outcomes). */
-  intervalMs: number;
-  /** Called with every probe's result (metrics). */
-  onProbe?(snapshot: DaguReadinessSnapshot): void;
-  /** How long `/readyz` waits for the very first probe before answering "not checked yet". */
-  firstResultWaitMs?: number;
-  now?: () => Date;
-}
-
-type ReadinessState = 'ready' | 'unreachable' | 'unusable';
-
-const stateOf = (probe: DaguProbeResult): ReadinessState =>
-  !probe.reachable ? 'unreachable' : probe.problem === undefined ? 'ready' : 'unusable';
-
-/** A probe never runs more often than this in response to observed outcomes. */
-const MIN_OBSERVED_GAP_MS = 250;
-
-/**
- * Readiness of the upstream Dagu, kept off the request path: a background probe with its own short
- * timeout refreshes a cached result, `/readyz` answers from that cache, and a change of state is logged
- * exactly once (Dagu gone, Dagu back).
- */
-export function createDaguReadiness(options: DaguReadinessOptions): DaguReadiness {
-  const url = displayUrl(options.url);
-  const now = options.now ?? (() => new Date());
-  const firstResultWaitMs = options.firstResultWaitMs ?? 500;
-  let snapshot: DaguReadinessSnapshot | undefined;
-  let running: Promise<DaguReadinessSnapshot> | undefined;
-  let lastObservedProbe = 0;
-  let closed = false;
-
-  const report = (previous: DaguReadinessSnapshot | undefined, next: DaguReadinessSnapshot) => {
-    const was = previous === undefined ? undefined : stateOf(previous);
-    const now = stateOf(next);
-    const facts = { dagu: url, version: next.version, apiBase: next.apiBase };
-    if (now === was) {
-      if (now === 'ready' && previous?.apiBase !== next.apiBase)
-        options.log.info(facts, 'Dagu REST dialect changed');
-      return;
-    }
-    if (now === 'ready') {
-      options.log.info(facts, was === undefined ? 'Dagu found' : 'Dagu is reachable again');
-    } else if (now === 'unreachable') {
-      options.log.warn(
-        { dagu: url, reason: next.detail },
-        'Dagu is unreachable; /readyz answers 503 until it is back',
-      );
-    } else {
-      options.log.warn(
-        { ...facts, reason: next.problem },
-        'Dagu answers but cannot be used; /readyz answers 503',
-      );
-    }
-  };
-
-  const probeOnce = async (): Promise<DaguReadinessSnapshot> => {
-    const signal = AbortSignal.timeout(options.timeoutMs);
-    let result: DaguProbeResult;
-    try {
-      result = await options.probe(signal);
-    } catch (error) {
-      result = { reachable: false, detail: error instanceof Error ? error.message : String(error) };
-    }
-    if (!result.reachable && signal.aborted) {
-      result = { ...result, detail: `Dagu did not answer its health route within ${options.timeoutMs} ms` };
-    }
-    const next: DaguReadinessSnapshot = { ...result, url, checkedAt: now().toISOString() };
-    if (!closed) report(snapshot, next);
-    snapshot = next;
-    options.onProbe?.(next);
-    return next;
-  };
-
-  const refresh = () => {
-    running ??= probeOnce().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  const timer =
-    options.intervalMs > 0
-      ? setInterval(() => {
-          void refresh();
-        }, options.intervalMs)
-      : undefined;
-  timer?.unref();
-  void refresh();
-
-  return {
-    async current() {
-      if (snapshot !== undefined) return snapshot;
-      let timeout: NodeJS.Timeout | undefined;
-      const waited = await Promise.race([
-        refresh(),
-        new Promise<undefined>((resolve) => {
-          timeout = setTimeout(() => resolve(undefined), firstResultWaitMs);
-        }),
-      ]);
-      clearTimeout(timeout);
-      return (
-        waited ?? {
-          url,
-          reachable: false,
-          detail: 'Dagu has not been checked yet (first probe still running)',
-        }
-      );
-    },
-    observe(answered) {
-      if (snapshot === undefined || snapshot.reachable === answered) return;
-      const at = Date.now();
-      if (at - lastObservedProbe < MIN_OBSERVED_GAP_MS) return;
-      lastObservedProbe = at;
-      void refresh();
-    },
-    refresh,
-    close() {
-      closed = true;
-      if (timer !== undefined) clearInterval(timer);
-    },
-  };
 }
 
 /** The body of `/readyz`: overall status, the reason when not ready, what is known of Dagu, each check. */
@@ -171,14 +16,18 @@ export interface ReadinessBody {
   checks: Array<{ name: string; ok: boolean; detail?: string }>;
 }
 
+export interface HealthPluginOptions {
+  /** Dagu's readiness, kept by the gateway core (which also closes it). */
+  dagu: DaguReadiness;
+  /** Local checks (the audit log's file), each evaluated on every `/readyz`. */
+  checks: ReadinessCheck[];
+}
+
 /**
  * `/healthz`: the process is up (never depends on Dagu). `/readyz`: Dagu answered its last probe and
  * every local check passes; 503 otherwise, with the reason. Neither waits for a Dagu request.
  */
-export async function healthRoutes(
-  app: FastifyInstance,
-  options: { dagu: DaguReadiness; checks: ReadinessCheck[] },
-): Promise<void> {
+async function healthRoutes(app: FastifyInstance, options: HealthPluginOptions): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const dagu = await options.dagu.current();
@@ -212,3 +61,6 @@ export async function healthRoutes(
     return reply.code(failed.length === 0 ? 200 : 503).send(body);
   });
 }
+
+/** `/healthz` and `/readyz`: public (no auth hook), answered from cached state. */
+export const healthPlugin = fp(healthRoutes, { name: 'dagu-mcp-health', fastify: '5.x' });

@@ -9,12 +9,15 @@ import type {
   onRequestHookHandler,
   preHandlerHookHandler,
 } from 'fastify';
+import fp from 'fastify-plugin';
 import type { AccessPolicy } from '../core/access.ts';
 import { startDeadline } from '../core/deadline.ts';
-import { type LeanPath, matchLeanCall } from '../mcp/lean.ts';
+import { createLeanPath, matchLeanCall } from '../mcp/lean.ts';
 import { clientInfoOf, liftArguments } from '../mcp/request-message.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
+import { createMcpEndpoint, type McpServerOptions, serverInfo } from '../mcp/server.ts';
 import { refuseEncodedBodies } from './body.ts';
+import { jsonRpcError, RPC_ERROR, refuse } from './refusals.ts';
 
 /** Who is calling, as established by the auth hooks that run before this route. */
 export interface Caller {
@@ -24,10 +27,10 @@ export interface Caller {
   access: AccessPolicy;
 }
 
-export interface McpRouteOptions {
+export interface McpPluginOptions {
   path: string;
-  /** The web-standard handler from createMcpEndpoint. */
-  handler: Parameters<typeof toNodeHandler>[0];
+  /** What every MCP server of this endpoint serves (the gateway core's read service, observer, …). */
+  server: McpServerOptions;
   bodyLimitBytes: number;
   callDeadlineMs: number;
   caller(request: FastifyRequest): Caller;
@@ -35,8 +38,8 @@ export interface McpRouteOptions {
   onRequest?: onRequestHookHandler[];
   /** Hooks that need the parsed body (rate limits count tool calls only). */
   preHandler?: preHandlerHookHandler[];
-  /** Serves `dagu_read` calls and resource reads without the SDK; absent, the SDK serves everything. */
-  lean?: LeanPath;
+  /** `false` serves every request through the MCP SDK (the reference the lean path is tested against). */
+  leanPath?: boolean;
   /** Counts each JSON-RPC message by the path that answered it. */
   served?(path: 'lean' | 'sdk'): void;
   /** Level of the route's request log; its per-request lines are info, warnings and errors stay. */
@@ -59,18 +62,15 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
 }
 
 const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
-  reply
-    .code(405)
-    .header('allow', 'POST')
-    .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: use POST.' }, id: null });
+  refuse(reply, 'method_not_allowed');
 
 /** The revision that removed JSON-RPC batching from MCP; dates compare as strings. */
 export const BATCHES_REMOVED_IN = '2025-06-18';
 /** The most messages one batch may carry (the SDK's own transport limit). */
 export const MAX_BATCH_MESSAGES = 100;
 
-const invalidRequest = (reply: FastifyReply, message: string, id: unknown = null) =>
-  reply.code(400).send({ jsonrpc: '2.0', error: { code: -32600, message }, id });
+const invalidRequest = (reply: FastifyReply, message: string) =>
+  refuse(reply, 'invalid_request', { message });
 
 /**
  * Batches are refused before any limit counts them when the request declares a revision without
@@ -92,11 +92,9 @@ const refuseUnservableBatches: preHandlerHookHandler = async (request, reply) =>
   if (verdict.kind === 'reject') return invalidRequest(reply, verdict.message);
 };
 
-const depthError = (id: unknown) => ({
-  jsonrpc: '2.0',
-  error: { code: -32600, message: `Invalid request: nested deeper than ${MAX_BODY_DEPTH} levels.` },
-  id,
-});
+const TOO_DEEP = `Invalid request: nested deeper than ${MAX_BODY_DEPTH} levels.`;
+/** The answer to one message of a batch that nests too deep: the rest of the batch is still served. */
+const depthError = (id: unknown) => jsonRpcError(RPC_ERROR.invalidRequest, TOO_DEEP, id);
 
 /** An answer to one JSON-RPC message: `body` is its JSON text, absent for notifications. */
 interface MessageAnswer {
@@ -105,12 +103,21 @@ interface MessageAnswer {
 }
 
 /** Mounts the MCP endpoint: POST serves JSON-RPC; GET and DELETE answer 405 (no streams, no sessions). */
-export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
-  const nodeHandler = toNodeHandler(options.handler, {
+async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Promise<void> {
+  const endpoint = createMcpEndpoint({
+    ...options.server,
+    maxRequestBodySize: options.bodyLimitBytes,
+    onError: (error) => app.log.debug({ err: error }, 'mcp transport error'),
+  });
+  app.addHook('onClose', () => endpoint.close());
+  const nodeHandler = toNodeHandler(endpoint, {
     maxRequestBodySize: options.bodyLimitBytes,
     onerror: (error) => app.log.error({ err: error }, 'MCP request failed'),
   });
-  const { lean } = options;
+  const lean =
+    options.leanPath === false
+      ? undefined
+      : createLeanPath({ ...options.server, serverInfo: serverInfo(options.server.version) });
 
   /**
    * Per-message facts (who calls, the arguments exactly as sent) with the call's deadline, and the lean
@@ -157,7 +164,7 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
       if (call !== undefined) return { status: 200, body: await lean!.serve(call, facts) };
       const webRequest = await toWebRequest(request.raw, prepared.sdkBody);
       const response = await requestSideChannel.run(facts, () =>
-        options.handler.fetch(webRequest, { parsedBody: prepared.sdkBody }),
+        endpoint.fetch(webRequest, { parsedBody: prepared.sdkBody }),
       );
       const text = await response.text();
       return text === '' ? { status: response.status } : { status: response.status, body: text };
@@ -198,7 +205,7 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
     handler: async (request, reply) => {
       if (Array.isArray(request.body)) return serveBatch(request, reply, request.body);
       const prepared = prepare(request, request.body);
-      if (prepared.tooDeep) return reply.code(400).send(depthError(null));
+      if (prepared.tooDeep) return refuse(reply, 'invalid_request', { message: TOO_DEEP });
       const { call, facts, deadline } = prepared;
       try {
         if (call !== undefined) {
@@ -215,3 +222,5 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
   app.get(options.path, methodNotAllowed);
   app.delete(options.path, methodNotAllowed);
 }
+
+export const mcpPlugin = fp(mcpEndpoint, { name: 'dagu-mcp-endpoint', fastify: '5.x' });

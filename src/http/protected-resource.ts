@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 
 /** RFC 9728 §3: the well-known prefix, inserted between the host and the resource's path. */
 export const RESOURCE_METADATA_PREFIX = '/.well-known/oauth-protected-resource';
@@ -70,7 +71,7 @@ export function protectedResourceMetadata(
  * Serves the OAuth 2.0 Protected Resource Metadata (RFC 9728) at the path-suffixed well-known URL the
  * 401 challenge points at, and at the bare well-known URL clients fall back to. Public: no auth hook.
  */
-export async function protectedResourceRoutes(
+async function protectedResourceRoutes(
   app: FastifyInstance,
   options: ProtectedResourceOptions,
 ): Promise<void> {
@@ -83,3 +84,8 @@ export async function protectedResourceRoutes(
     );
   }
 }
+
+export const protectedResourcePlugin = fp(protectedResourceRoutes, {
+  name: 'dagu-mcp-protected-resource',
+  fastify: '5.x',
+});

@@ -1,5 +1,6 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuditEntry } from '../audit/audit-log.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { auditRefusal, type RefusalAudit, refuse } from './refusals.ts';
 
 export interface HostOriginOptions {
   /** Accepted Host names (port-agnostic); `*` accepts any Host (e.g. behind a proxy that checks it). */
@@ -15,7 +16,7 @@ export interface HostOriginOptions {
    * browser-based client on the same machine (MCP Inspector). For a loopback bind with no explicit list.
    */
   loopbackOrigins?: boolean;
-  audit?: { record(entry: AuditEntry): void };
+  audit?: RefusalAudit;
 }
 
 /** `::1` and `[::1]` both mean the IPv6 loopback; URL parsing yields the bracketed, lower-case form. */
@@ -91,39 +92,27 @@ export function hostOriginHook(options: HostOriginOptions) {
   const hosts = new Set(options.allowedHosts.map(normaliseHost));
   const originAllowed = originMatcher(options.allowedOrigins, { loopback: options.loopbackOrigins === true });
 
-  function deny(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    code: 'invalid_host' | 'invalid_origin',
-    message: string,
-  ) {
-    options.audit?.record({
-      event: 'mcp.request_denied',
-      requestId: String(request.id),
-      clientName: request.headers['user-agent'],
-      httpMethod: request.method,
-      path: request.url.split('?')[0],
-      outcome: code,
-      reason: code,
-      httpStatus: 403,
-      durationMs: reply.elapsedTime,
-    });
-    return reply.code(403).send({ code, message });
+  function deny(request: FastifyRequest, reply: FastifyReply, code: 'invalid_host' | 'invalid_origin') {
+    auditRefusal(options.audit, request, reply, { outcome: code, reason: code, httpStatus: 403 });
+    return refuse(reply, code);
   }
 
   return async function hostOriginCheck(request: FastifyRequest, reply: FastifyReply) {
     const hostname = hostnameOf(request.host);
     if (hostname === undefined || (!anyHost && !hosts.has(hostname))) {
-      return deny(
-        request,
-        reply,
-        'invalid_host',
-        'The Host header names a host this gateway does not serve.',
-      );
+      return deny(request, reply, 'invalid_host');
     }
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== '' && !originAllowed(origin)) {
-      return deny(request, reply, 'invalid_origin', 'Requests from this Origin are not allowed.');
+      return deny(request, reply, 'invalid_origin');
     }
   };
 }
+
+/** The Host/Origin check as an app-wide hook: registered first, it answers before any other hook. */
+export const hostOriginPlugin = fp(
+  async (app: FastifyInstance, options: HostOriginOptions) => {
+    app.addHook('onRequest', hostOriginHook(options));
+  },
+  { name: 'dagu-mcp-host-origin', fastify: '5.x' },
+);

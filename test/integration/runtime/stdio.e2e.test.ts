@@ -2,6 +2,9 @@
 // against the real Dagu: the same reads, the same contract errors, audit records naming the local
 // caller, and nothing but the protocol on stdout (logs and audit on stderr).
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Stream } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
@@ -9,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { clientSnippets } from '../../../scripts/client-snippets.ts';
-import { BIN, baseEnv, ensureBuilt } from '../../support/bin.ts';
+import { BIN, baseEnv, ensureBuilt, ROOT } from '../../support/bin.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import type { ToolResult } from '../../support/gateway.ts';
 
@@ -39,11 +42,14 @@ function desktopArgs(): string[] {
   return config.mcpServers.dagu.args;
 }
 
-async function open(era: 'modern' | 'legacy'): Promise<StdioSession> {
+async function open(
+  era: 'modern' | 'legacy',
+  node: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<StdioSession> {
   const params = {
     command: process.execPath,
-    args: [BIN, ...desktopArgs(), '--dagu-api-base', dagu.apiBase],
-    env: baseEnv({ LOG_LEVEL: 'info' }),
+    args: [...(node.args ?? []), BIN, ...desktopArgs(), '--dagu-api-base', dagu.apiBase],
+    env: baseEnv({ LOG_LEVEL: 'info', ...node.env }),
     stderr: 'pipe' as const,
   };
   const transport = era === 'modern' ? new StdioClientTransport(params) : new LegacyStdioTransport(params);
@@ -146,3 +152,24 @@ for (const era of ['modern', 'legacy'] as const) {
     });
   });
 }
+
+test('--stdio serves from the gateway core alone: Fastify and the HTTP plugins are never loaded', async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'stdio-modules-')), 'modules.txt');
+  const session = await open('modern', {
+    args: ['--import', join(ROOT, 'test/support/record-modules.mjs')],
+    env: { RECORD_MODULES_FILE: file },
+  });
+  const result = await session.callTool({ target: 'dags' });
+  await session.close();
+  assert.notEqual(result.isError, true);
+  const modules = readFileSync(file, 'utf8').split('\n');
+  // The recording works: the core and the MCP server it serves were loaded through it.
+  assert.ok(modules.some((url) => url.endsWith('/dist/gateway-core.js')));
+  assert.ok(modules.some((url) => url.includes('/node_modules/@modelcontextprotocol/server/')));
+  assert.deepEqual(
+    modules.filter((url) =>
+      /\/node_modules\/(fastify|@fastify\/[^/]+)\/|\/dist\/(app|http\/[^/]+)\.js$/.test(url),
+    ),
+    [],
+  );
+});

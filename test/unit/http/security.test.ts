@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import type { AuditEntry } from '../../../src/audit/audit-log.ts';
 import {
   advertisedAuthorizationServers,
-  protectedResourceRoutes,
+  protectedResourcePlugin,
   resourceMetadataPath,
 } from '../../../src/http/protected-resource.ts';
 import { hostOriginHook, originMatcher } from '../../../src/http/security.ts';
@@ -137,7 +137,7 @@ describe('loopback origins (a loopback bind with ALLOWED_ORIGINS unset)', () => 
 describe('protected-resource metadata (RFC 9728)', () => {
   it('serves the document at the path-suffixed and the bare well-known URL', async () => {
     const server = Fastify();
-    await server.register(protectedResourceRoutes, { mcpPath: '/mcp', publicUrl: undefined });
+    await server.register(protectedResourcePlugin, { mcpPath: '/mcp', publicUrl: undefined });
     for (const url of [
       '/.well-known/oauth-protected-resource/mcp',
       '/.well-known/oauth-protected-resource',
@@ -155,7 +155,7 @@ describe('protected-resource metadata (RFC 9728)', () => {
 
   it('uses PUBLIC_URL and lists an authorization server when tokens come from one', async () => {
     const server = Fastify();
-    await server.register(protectedResourceRoutes, {
+    await server.register(protectedResourcePlugin, {
       mcpPath: '/tools/mcp',
       publicUrl: 'https://gateway.example/',
       authorizationServers: advertisedAuthorizationServers('jwks', 'https://idp.example/realms/ops'),

@@ -5,9 +5,10 @@ import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type AuditLog, createAuditLog } from '../../../src/audit/audit-log.ts';
 import { type AuthenticatorConfig, createAuthenticator } from '../../../src/auth/authenticate.ts';
+import { authenticationPlugin, meteredCaller } from '../../../src/auth/authentication.ts';
 import { accessPolicyFor } from '../../../src/auth/identity.ts';
-import { authPlugin } from '../../../src/auth/plugin.ts';
-import { hostOriginHook } from '../../../src/http/security.ts';
+import { callMeteringPlugin } from '../../../src/http/call-metering.ts';
+import { hostOriginPlugin } from '../../../src/http/security.ts';
 import { createMetrics, type GatewayMetrics } from '../../../src/metrics/metrics.ts';
 import {
   nowSeconds,
@@ -78,24 +79,32 @@ async function harness(
   );
   let waiting: Array<() => void> = [];
   const app = Fastify({ bodyLimit: BODY_LIMIT });
-  app.addHook(
-    'onRequest',
-    hostOriginHook({ allowedHosts: ['localhost', '127.0.0.1'], allowedOrigins: [], audit }),
-  );
-  await app.register(authPlugin, { authenticator, mcpPath: '/mcp', metrics, audit, limits: options.limits });
+  await app.register(hostOriginPlugin, {
+    allowedHosts: ['localhost', '127.0.0.1'],
+    allowedOrigins: [],
+    audit,
+  });
+  await app.register(authenticationPlugin, { authenticator, mcpPath: '/mcp', metrics, audit });
+  if (options.limits) {
+    await app.register(callMeteringPlugin, {
+      ...options.limits,
+      caller: meteredCaller,
+      log,
+      metrics,
+      audit,
+    });
+  }
   app.post(
     '/mcp',
-    { onRequest: [app.mcpAuth.onRequest], preHandler: app.mcpAuth.preHandler },
+    { onRequest: [app.authenticate], preHandler: options.limits ? [app.meterCalls] : [] },
     async (request) => {
       if (options.hold) await new Promise<void>((resolve) => waiting.push(resolve));
       const identity = request.identity!;
       return { identity, etl: accessPolicyFor(identity).canReadDag('etl-nightly') };
     },
   );
-  app.addHook('onClose', async () => {
-    await authenticator.close();
-    audit.close();
-  });
+  // The authentication plugin closes the authenticator with the app.
+  app.addHook('onClose', async () => audit.close());
   return {
     app,
     metrics,
