@@ -15,6 +15,8 @@ const SRC = join(ROOT, 'src');
  */
 export const LAYERS = [
   ['core'],
+  // The environment's settings: schema, help and allowed values (config.ts and the command line read them).
+  ['settings.ts'],
   ['config.ts', 'version.ts', 'reference'],
   ['audit', 'metrics', 'dagu', 'workbook'],
   ['read'],

@@ -3,7 +3,7 @@
 // test checks that the README's copy is exactly this output and that every flag is one the gateway has.
 //
 //   node --import tsx scripts/client-snippets.ts   prints the README section's snippets
-import { SETTINGS, type SettingName } from '../src/config.ts';
+import { SETTINGS, type SettingName } from '../src/settings.ts';
 
 export interface SnippetOptions {
   /** The gateway's MCP URL, e.g. http://127.0.0.1:8090/mcp. */

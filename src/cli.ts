@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SETTINGS } from './config.ts';
+import { SETTINGS } from './settings.ts';
 
 /** What the command line asks for. Settings given as flags come back under their environment names. */
 export type Command =

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CommandLineError, helpText, loadDotEnv, parseCommandLine } from '../../src/cli.ts';
-import { SETTINGS } from '../../src/config.ts';
+import { SETTINGS } from '../../src/settings.ts';
 
 test('every setting is a flag that comes back under its environment name', () => {
   const argv = SETTINGS.flatMap((setting, index) => [setting.flag, `value-${index}`]);

@@ -8,7 +8,8 @@ import {
   README_SNIPPET_OPTIONS,
   snippetsMarkdown,
 } from '../../../scripts/client-snippets.ts';
-import { loadConfig, SETTINGS } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { SETTINGS } from '../../../src/settings.ts';
 import { ROOT } from '../../support/bin.ts';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');

@@ -1,0 +1,199 @@
+/**
+ * Every setting the gateway reads from its environment (and, mirrored, its command line): the
+ * schema that checks and coerces it, what it means, and what it accepts in words. `config.ts` turns
+ * the checked values into the typed configuration.
+ */
+export const TOOL_TEXT_MODES = ['contract', 'json'] as const;
+export type ToolTextMode = (typeof TOOL_TEXT_MODES)[number];
+
+const integer = (minimum: number, maximum: number, fallback: number) => ({
+  type: 'integer',
+  minimum,
+  maximum,
+  default: fallback,
+});
+const text = { type: 'string', minLength: 1 };
+
+/** One entry per environment variable; ajv coerces strings to the declared types and fills defaults. */
+export const ENV_SCHEMA = {
+  type: 'object',
+  properties: {
+    HOST: { ...text, default: '127.0.0.1' },
+    PORT: integer(0, 65535, 8090),
+    MCP_PATH: { type: 'string', pattern: '^/[A-Za-z0-9/_.-]*$', default: '/mcp' },
+    PUBLIC_URL: { type: 'string', pattern: '^https?://[^/?#]+$' },
+    LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    DAGU_URL: { type: 'string', pattern: '^https?://[^?#]+$', default: 'http://127.0.0.1:8080' },
+    DAGU_API_BASE: { type: 'string', pattern: '^(auto|/[A-Za-z0-9/_.-]*[^/])$', default: 'auto' },
+    DAGU_API_TOKEN: text,
+    DAGU_TIMEOUT_MS: integer(100, 600_000, 10_000),
+    DAGU_PROBE_TIMEOUT_MS: integer(50, 900, 750),
+    DAGU_PROBE_INTERVAL_MS: integer(0, 3_600_000, 5_000),
+    AUTH_API_KEYS_FILE: text,
+    AUTH_JWT_SECRET: { type: 'string', minLength: 32 },
+    AUTH_JWT_PUBLIC_KEY: text,
+    AUTH_JWKS_URL: { type: 'string', pattern: '^https?://' },
+    AUTH_JWT_ISSUER: text,
+    AUTH_JWT_AUDIENCE: text,
+    AUTH_ALLOW_ANONYMOUS: { type: 'boolean', default: false },
+    ALLOWED_HOSTS: text,
+    ALLOWED_ORIGINS: text,
+    AUDIT_LOG: { ...text, default: 'stdout' },
+    RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000, 120),
+    MAX_CONCURRENT_CALLS_PER_IDENTITY: integer(1, 10_000, 8),
+    BODY_LIMIT_BYTES: integer(1024, 16 * 1024 * 1024, 64 * 1024),
+    CALL_DEADLINE_MS: integer(100, 600_000, 30_000),
+    WORKBOOK_ROOTS: text,
+    WORKBOOK_MAX_FILE_BYTES: integer(1, 2 ** 31, 50 * 1024 * 1024),
+    WORKBOOK_MAX_ZIP_ENTRIES: integer(1, 1_000_000, 10_000),
+    WORKBOOK_MAX_PART_BYTES: integer(1, 2 ** 31, 128 * 1024 * 1024),
+    WORKBOOK_MAX_SHEET_BYTES: integer(1, 2 ** 40, 1024 * 1024 * 1024),
+    WORKBOOK_MAX_SHARED_STRINGS: integer(1, 100_000_000, 2_000_000),
+    WORKBOOK_MAX_CELL_CHARS: integer(1, 1_000_000, 32_767),
+    WORKBOOK_MAX_COLUMNS: integer(1, 16_384, 512),
+    WORKBOOK_DEADLINE_MS: integer(100, 600_000, 20_000),
+    WORKBOOK_MAX_CONCURRENT: integer(1, 64, 2),
+    // No default: half of WORKBOOK_MAX_CONCURRENT, at least one.
+    WORKBOOK_MAX_PER_CALLER: { type: 'integer', minimum: 1, maximum: 64 },
+    WORKBOOK_QUEUE_MAX: integer(1, 10_000, 32),
+    WORKBOOK_QUEUE_WAIT_MS: integer(0, 600_000, 10_000),
+    WORKBOOK_WORKER_HEAP_MB: integer(64, 16_384, 768),
+    TOOL_TEXT: { enum: TOOL_TEXT_MODES, default: 'contract' },
+    RATE_LIMIT_REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    // Excel and LibreOffice write 100,000; MS-OFFCRYPTO allows up to 10,000,000.
+    WORKBOOK_MAX_SPIN_COUNT: integer(1, 10_000_000, 1_000_000),
+    CACHE_MAX_BYTES: integer(0, 2 ** 34, 32 * 1024 * 1024),
+    CACHE_TTL_MS: integer(0, 3_600_000, 0),
+  },
+} as const;
+
+export type SettingName = keyof typeof ENV_SCHEMA.properties;
+
+interface SettingText {
+  /** One line for `--help`. */
+  help: string;
+  /** What a `pattern` allows, in words: config errors never show a regular expression. */
+  allowed?: string;
+}
+
+/** What each setting means; the compiler insists on an entry for every setting. */
+const SETTING_TEXT = {
+  HOST: { help: 'listen address; anonymous access needs a loopback address' },
+  PORT: { help: 'listen port (0 picks a free one)' },
+  MCP_PATH: {
+    help: 'path of the MCP endpoint',
+    allowed: 'a path starting with "/" made of letters, digits, "/", "_", "." and "-"',
+  },
+  PUBLIC_URL: {
+    help: 'public base URL for the OAuth protected-resource metadata (derived from the request when unset)',
+    allowed: 'an http:// or https:// origin without a path, query or fragment (https://mcp.example.com)',
+  },
+  LOG_LEVEL: { help: 'application log level (JSON lines)' },
+  DAGU_URL: {
+    help: 'Dagu base URL',
+    allowed: 'an http:// or https:// URL without a query or fragment',
+  },
+  DAGU_API_BASE: {
+    help: "Dagu REST prefix: auto (found from Dagu's health routes), /api/v1 for Dagu 2.x, /api/v2 for Dagu 1.x",
+    allowed:
+      'auto, or a path starting with "/" made of letters, digits, "/", "_", "." and "-", not ending in "/"',
+  },
+  DAGU_API_TOKEN: { help: "the gateway's own bearer credential for Dagu (never a caller's)" },
+  DAGU_TIMEOUT_MS: { help: 'timeout of each upstream call to Dagu, in milliseconds' },
+  DAGU_PROBE_TIMEOUT_MS: { help: "timeout of the readiness probe of Dagu's health route, in milliseconds" },
+  DAGU_PROBE_INTERVAL_MS: {
+    help: 'period of the background readiness probe, in milliseconds (0: probe only when asked)',
+  },
+  AUTH_API_KEYS_FILE: { help: 'YAML or JSON file of API keys (SHA-256 hashes; `npm run keygen`)' },
+  AUTH_JWT_SECRET: { help: 'HS256 shared secret for caller JWTs' },
+  AUTH_JWT_PUBLIC_KEY: { help: 'RS256/ES256 public key for caller JWTs: PEM text or a PEM file path' },
+  AUTH_JWKS_URL: { help: 'URL of a JSON Web Key Set for caller JWTs', allowed: 'an http:// or https:// URL' },
+  AUTH_JWT_ISSUER: { help: 'accepted JWT `iss` values, comma-separated' },
+  AUTH_JWT_AUDIENCE: { help: 'accepted JWT `aud` values, comma-separated' },
+  AUTH_ALLOW_ANONYMOUS: {
+    help: 'serve callers without credentials on a non-loopback address (not recommended)',
+  },
+  ALLOWED_HOSTS: { help: 'Host names served, comma-separated (DNS-rebinding protection)' },
+  ALLOWED_ORIGINS: { help: 'browser Origins accepted, comma-separated' },
+  AUDIT_LOG: { help: 'audit log: stdout, stderr, or a file (JSON lines, reopened on SIGHUP)' },
+  RATE_LIMIT_PER_MINUTE: { help: 'tool calls and resource reads per minute per caller' },
+  MAX_CONCURRENT_CALLS_PER_IDENTITY: { help: 'calls served at once per caller' },
+  BODY_LIMIT_BYTES: { help: 'largest request body, in bytes' },
+  CALL_DEADLINE_MS: { help: 'deadline of one tool call or resource read, in milliseconds' },
+  WORKBOOK_ROOTS: {
+    help: "':'-separated folders workbook reads are confined to (unset: workbook reads are off)",
+  },
+  WORKBOOK_MAX_FILE_BYTES: { help: 'largest workbook file, in bytes' },
+  WORKBOOK_MAX_ZIP_ENTRIES: { help: 'most entries in a workbook zip' },
+  WORKBOOK_MAX_PART_BYTES: { help: 'largest uncompressed workbook part, in bytes' },
+  WORKBOOK_MAX_SHEET_BYTES: { help: 'largest uncompressed sheet, in bytes' },
+  WORKBOOK_MAX_SHARED_STRINGS: { help: 'most shared strings in a workbook' },
+  WORKBOOK_MAX_CELL_CHARS: { help: 'longest cell text read, in characters' },
+  WORKBOOK_MAX_COLUMNS: { help: 'most columns profiled per sheet' },
+  WORKBOOK_DEADLINE_MS: { help: 'deadline of one workbook read, in milliseconds' },
+  WORKBOOK_MAX_CONCURRENT: { help: 'workbook reads (worker threads) at once' },
+  WORKBOOK_MAX_PER_CALLER: { help: 'workbook workers one caller holds at once (default: half, at least 1)' },
+  WORKBOOK_QUEUE_MAX: { help: 'workbook reads waiting for a worker (one caller fills at most half)' },
+  WORKBOOK_QUEUE_WAIT_MS: { help: 'longest wait of a workbook read for a worker, in milliseconds' },
+  WORKBOOK_WORKER_HEAP_MB: { help: 'heap limit of a workbook worker, in MB' },
+  WORKBOOK_MAX_SPIN_COUNT: { help: 'highest key-derivation spinCount of an encrypted workbook read' },
+  TOOL_TEXT: {
+    help: "tool result text: contract (the contract's success text) or json (adds the JSON of data)",
+  },
+  RATE_LIMIT_REDIS_URL: {
+    help: 'Redis shared by replicas for the rate limit (unset: each process limits alone)',
+    allowed: 'a redis:// or rediss:// URL',
+  },
+  CACHE_MAX_BYTES: {
+    help: 'bytes of the in-memory cache shared by all callers (finished step logs; 0 turns caching off)',
+  },
+  CACHE_TTL_MS: {
+    help: 'reuse any successful Dagu answer for this long, in milliseconds (0: cache only what cannot change)',
+  },
+} satisfies Record<SettingName, SettingText>;
+
+type SettingSchema = {
+  type?: string;
+  enum?: readonly string[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  pattern?: string;
+  default?: unknown;
+};
+
+/** What a setting accepts, in words, from its schema (and the words given for its pattern). */
+export function allowedText(name: SettingName): string {
+  const schema: SettingSchema = ENV_SCHEMA.properties[name];
+  const text: SettingText = SETTING_TEXT[name];
+  if (schema.enum) return `one of ${schema.enum.join(', ')}`;
+  if (schema.type === 'integer') return `a whole number from ${schema.minimum} to ${schema.maximum}`;
+  if (schema.type === 'boolean') return 'true or false';
+  if (text.allowed) return text.allowed;
+  if (schema.minLength !== undefined && schema.minLength > 1)
+    return `at least ${schema.minLength} characters`;
+  return 'a non-empty value';
+}
+
+/** Every setting for the command line and `--help`: its variable, its flag, what it means, its default. */
+export interface Setting {
+  name: SettingName;
+  /** `--dagu-url` for `DAGU_URL`. */
+  flag: string;
+  help: string;
+  allowed: string;
+  default: string | undefined;
+}
+
+export const SETTINGS: readonly Setting[] = (Object.keys(ENV_SCHEMA.properties) as SettingName[]).map(
+  (name) => {
+    const schema: SettingSchema = ENV_SCHEMA.properties[name];
+    return {
+      name,
+      flag: `--${name.toLowerCase().replaceAll('_', '-')}`,
+      help: SETTING_TEXT[name].help,
+      allowed: allowedText(name),
+      default: schema.default === undefined ? undefined : String(schema.default),
+    };
+  },
+);
