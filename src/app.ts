@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AuditLog } from './audit/audit-log.ts';
 import { authenticationPlugin, meteredCaller } from './auth/authentication.ts';
 import { accessPolicyFor } from './auth/identity.ts';
+import { supportedScopes } from './auth/scopes.ts';
 import type { GatewayConfig } from './config.ts';
 import type { DaguClient } from './dagu/types.ts';
 import { createGatewayCore, type GatewayCore } from './gateway-core.ts';
@@ -11,7 +12,7 @@ import { httpAnswersPlugin } from './http/errors.ts';
 import { healthPlugin } from './http/health.ts';
 import { mcpPlugin } from './http/mcp-route.ts';
 import { metricsRoutePlugin } from './http/metrics-route.ts';
-import { advertisedAuthorizationServers, protectedResourcePlugin } from './http/protected-resource.ts';
+import { protectedResourcePlugin } from './http/protected-resource.ts';
 import { hostOriginPlugin } from './http/security.ts';
 import type { GatewayMetrics } from './metrics/metrics.ts';
 
@@ -123,7 +124,8 @@ async function registerPlugins(
   await app.register(protectedResourcePlugin, {
     mcpPath: config.mcpPath,
     publicUrl: config.publicUrl,
-    authorizationServers: advertisedAuthorizationServers(app.authenticator.jwtMode, config.auth.jwtIssuer),
+    authorizationServers: app.authenticator.authorizationServers,
+    ...(app.authenticator.scopes ? { scopesSupported: supportedScopes(app.authenticator.scopes) } : {}),
   });
   await app.register(callMeteringPlugin, {
     ratePerMinute: config.limits.rateLimitPerMinute,
@@ -144,7 +146,7 @@ async function registerPlugins(
     leanPath: options.leanPath !== false,
     // Auth answers 401/403 before the body is parsed; limits need the parsed JSON-RPC method.
     onRequest: [app.authenticate],
-    preHandler: [app.meterCalls],
+    preHandler: [app.checkCallScopes, app.meterCalls],
     served: metrics.served,
     logLevel: mcpRouteLogLevel(app.log.level),
     caller: (request) => {

@@ -33,6 +33,12 @@ export interface GatewayConfig {
     jwtIssuer: string | undefined;
     jwtAudience: string | undefined;
     allowAnonymous: boolean;
+    /** OAuth scopes of this resource (absent: `dagu.read`, `dagu.workbook`, `dagu.read:workspace/`). */
+    scopes?: { read: string; workbook: string; workspacePrefix: string };
+    /** `auto`: tokens of an authorization server (public key, JWKS) must carry the read scope. */
+    requireScopes?: 'auto' | 'always' | 'never';
+    /** The token claims that name the caller and its role (absent: `sub`, `role`). */
+    claims?: { identity: string; role: string };
   };
   allowedHosts: string[];
   allowedOrigins: string[];
@@ -161,6 +167,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       jwtIssuer: str('AUTH_JWT_ISSUER'),
       jwtAudience: str('AUTH_JWT_AUDIENCE'),
       allowAnonymous: v.AUTH_ALLOW_ANONYMOUS === true,
+      scopes: {
+        read: str('AUTH_READ_SCOPE')!,
+        workbook: str('AUTH_WORKBOOK_SCOPE')!,
+        workspacePrefix: str('AUTH_WORKSPACE_SCOPE_PREFIX')!,
+      },
+      requireScopes: str('AUTH_REQUIRE_SCOPES') as 'auto' | 'always' | 'never',
+      claims: { identity: str('AUTH_JWT_IDENTITY_CLAIM')!, role: str('AUTH_JWT_ROLE_CLAIM')! },
     },
     allowedHosts: list(v.ALLOWED_HOSTS) ?? LOOPBACK_NAMES,
     allowedOrigins: list(v.ALLOWED_ORIGINS) ?? [],

@@ -13,6 +13,9 @@ const integer = (minimum: number, maximum: number, fallback: number) => ({
   default: fallback,
 });
 const text = { type: 'string', minLength: 1 };
+/** RFC 6749 §3.3 scope-token characters. */
+const scope = { type: 'string', pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]{1,256}$' };
+const claim = { type: 'string', pattern: '^[A-Za-z0-9_.:/-]{1,64}$' };
 
 /** One entry per environment variable; ajv coerces strings to the declared types and fills defaults. */
 export const ENV_SCHEMA = {
@@ -36,6 +39,12 @@ export const ENV_SCHEMA = {
     AUTH_JWT_ISSUER: text,
     AUTH_JWT_AUDIENCE: text,
     AUTH_ALLOW_ANONYMOUS: { type: 'boolean', default: false },
+    AUTH_READ_SCOPE: { ...scope, default: 'dagu.read' },
+    AUTH_WORKBOOK_SCOPE: { ...scope, default: 'dagu.workbook' },
+    AUTH_WORKSPACE_SCOPE_PREFIX: { ...scope, default: 'dagu.read:workspace/' },
+    AUTH_REQUIRE_SCOPES: { enum: ['auto', 'always', 'never'], default: 'auto' },
+    AUTH_JWT_IDENTITY_CLAIM: { ...claim, default: 'sub' },
+    AUTH_JWT_ROLE_CLAIM: { ...claim, default: 'role' },
     ALLOWED_HOSTS: text,
     ALLOWED_ORIGINS: text,
     AUDIT_LOG: { ...text, default: 'stdout' },
@@ -110,6 +119,29 @@ const SETTING_TEXT = {
   AUTH_JWKS_URL: { help: 'URL of a JSON Web Key Set for caller JWTs', allowed: 'an http:// or https:// URL' },
   AUTH_JWT_ISSUER: { help: 'accepted JWT `iss` values, comma-separated' },
   AUTH_JWT_AUDIENCE: { help: 'accepted JWT `aud` values, comma-separated' },
+  AUTH_READ_SCOPE: {
+    help: 'OAuth scope a token needs to use the MCP endpoint',
+    allowed: 'one OAuth scope token (printable ASCII, no space, quote or backslash)',
+  },
+  AUTH_WORKBOOK_SCOPE: {
+    help: 'OAuth scope a token needs, besides the read scope, for the workbook target',
+    allowed: 'one OAuth scope token (printable ASCII, no space, quote or backslash)',
+  },
+  AUTH_WORKSPACE_SCOPE_PREFIX: {
+    help: 'prefix of per-workspace scopes: <prefix><name> limits a token to workspace <name>',
+    allowed: 'one OAuth scope token (printable ASCII, no space, quote or backslash)',
+  },
+  AUTH_REQUIRE_SCOPES: {
+    help: 'auto: tokens of an authorization server (public key, JWKS) need the read scope; always: every JWT; never',
+  },
+  AUTH_JWT_IDENTITY_CLAIM: {
+    help: 'JWT claim that names the caller (sub, email, preferred_username, …)',
+    allowed: 'a claim name of letters, digits, "_", ".", ":", "/" and "-"',
+  },
+  AUTH_JWT_ROLE_CLAIM: {
+    help: "JWT claim holding one of Dagu's roles (absent in a token: viewer)",
+    allowed: 'a claim name of letters, digits, "_", ".", ":", "/" and "-"',
+  },
   AUTH_ALLOW_ANONYMOUS: {
     help: 'serve callers without credentials on a non-loopback address (not recommended)',
   },

@@ -3,34 +3,65 @@ import type { AuthFailureReason } from '../core/auth-reasons.ts';
 import { type Log, silentLog } from '../core/log.ts';
 import { type ApiKeyStore, type ApiKeyStoreOptions, createApiKeyStore } from './api-keys.ts';
 import { ANONYMOUS_IDENTITY, type Identity } from './identity.ts';
-import { createJwtVerifier, type JwtSettings, type JwtVerifier, looksLikeJwt } from './jwt.ts';
+import {
+  type ClaimMapping,
+  createJwtVerifier,
+  type JwtSettings,
+  type JwtVerifier,
+  looksLikeJwt,
+} from './jwt.ts';
+import { DEFAULT_SCOPES, type ScopeSettings, scopeGrant } from './scopes.ts';
 
 export { AUTH_FAILURE_REASONS, type AuthFailureReason } from '../core/auth-reasons.ts';
 
 export interface AuthFailure {
   ok: false;
   status: 401 | 403;
-  code: 'unauthenticated' | 'invalid_api_key_surface';
+  code: 'unauthenticated' | 'invalid_api_key_surface' | 'unauthorized';
   reason: AuthFailureReason;
   message: string;
   /** Set when the credential was recognised but refused (a key without the `mcp` surface): for the audit log. */
   identity?: Identity;
+  /** The scopes the request needs (`insufficient_scope`): named in the step-up challenge. */
+  scope?: string;
 }
 
 export type AuthOutcome = { ok: true; identity: Identity } | AuthFailure;
 
 export interface Authenticator {
   readonly anonymous: boolean;
-  /** JWT verification mode, for the protected-resource metadata. */
+  /** JWT verification mode. */
   readonly jwtMode: JwtVerifier['mode'] | undefined;
+  /**
+   * Issuers of an OAuth authorization server whose tokens are accepted (public key or JWKS mode with
+   * an `http(s)` issuer): what the protected-resource metadata and the 401 challenge point clients at.
+   * Empty for API keys and Dagu's HS256 login tokens, which no authorization server issues.
+   */
+  readonly authorizationServers: readonly string[];
+  /** The scopes enforced on tokens; undefined when none are (API keys, HS256, AUTH_REQUIRE_SCOPES=never). */
+  readonly scopes: ScopeSettings | undefined;
   authenticate(authorization: string | undefined): Promise<AuthOutcome>;
   /** Re-reads the API key file (what SIGHUP does). False when it failed and the old keys stay. */
   reloadKeys(): boolean;
   close(): Promise<void>;
 }
 
-/** The listen address (anonymous access without AUTH_ALLOW_ANONYMOUS is loopback-only) and the auth settings. */
-export type AuthenticatorConfig = Pick<GatewayConfig, 'host' | 'auth'>;
+/**
+ * The listen address (anonymous access without AUTH_ALLOW_ANONYMOUS is loopback-only), the auth
+ * settings, and the public URL and MCP path that name this resource (the default token audience).
+ */
+export type AuthenticatorConfig = Pick<GatewayConfig, 'host' | 'auth'> &
+  Partial<Pick<GatewayConfig, 'publicUrl' | 'mcpPath'>>;
+
+/** How the gateway treats a token's scopes: `auto` requires them of an authorization server's tokens. */
+export type ScopeRequirement = 'auto' | 'always' | 'never';
+
+/** Settings of OAuth tokens beyond verification; absent ones take the defaults. */
+export interface OAuthSettings {
+  scopes?: ScopeSettings;
+  requireScopes?: ScopeRequirement;
+  claims?: ClaimMapping;
+}
 
 export interface AuthenticatorOptions {
   /** The surface a key must list to be accepted. Default `mcp`. */
@@ -103,6 +134,8 @@ export async function createAuthenticator(
     return {
       anonymous: true,
       jwtMode: undefined,
+      authorizationServers: [],
+      scopes: undefined,
       authenticate: async () => ({ ok: true, identity: ANONYMOUS_IDENTITY }),
       reloadKeys: () => false,
       close: async () => {},
@@ -114,6 +147,8 @@ export async function createAuthenticator(
   if ((auth.jwtIssuer !== undefined || auth.jwtAudience !== undefined) && !jwtConfigured) {
     log.warn({}, 'AUTH_JWT_ISSUER / AUTH_JWT_AUDIENCE are ignored: no JWT mode is configured');
   }
+  const oauthMode = auth.jwtPublicKey !== undefined || auth.jwksUrl !== undefined;
+  const audience = oauthMode ? tokenAudience(config, log) : auth.jwtAudience;
 
   const keys: ApiKeyStore | undefined =
     auth.apiKeysFile === undefined
@@ -127,7 +162,8 @@ export async function createAuthenticator(
           ...(auth.jwtPublicKey !== undefined ? { publicKey: auth.jwtPublicKey } : {}),
           ...(auth.jwksUrl !== undefined ? { jwksUrl: auth.jwksUrl } : {}),
           ...(auth.jwtIssuer !== undefined ? { issuer: auth.jwtIssuer } : {}),
-          ...(auth.jwtAudience !== undefined ? { audience: auth.jwtAudience } : {}),
+          ...(audience !== undefined ? { audience } : {}),
+          ...(auth.claims !== undefined ? { claims: auth.claims } : {}),
           ...options.jwt,
           log,
         })
@@ -137,12 +173,43 @@ export async function createAuthenticator(
     throw error;
   }
 
+  const requirement = auth.requireScopes ?? 'auto';
+  const scopes =
+    requirement === 'always' || (requirement === 'auto' && oauthMode)
+      ? (auth.scopes ?? DEFAULT_SCOPES)
+      : undefined;
+
+  /** A token's identity as its scopes allow it, or the step-up refusal when it lacks the read scope. */
+  function scoped(identity: Identity): AuthOutcome {
+    if (scopes === undefined) return { ok: true, identity };
+    const grant = scopeGrant(identity.scopes ?? [], scopes);
+    if (grant.missing.length > 0) {
+      return {
+        ok: false,
+        status: 403,
+        code: 'unauthorized',
+        reason: 'insufficient_scope',
+        message: `The bearer token lacks the scope ${grant.missing.join(' ')} this endpoint requires.`,
+        identity,
+        scope: grant.missing.join(' '),
+      };
+    }
+    return {
+      ok: true,
+      identity: Object.freeze({
+        ...identity,
+        readsWorkbooks: grant.readsWorkbooks,
+        ...(grant.workspaces === undefined ? {} : { scopeWorkspaces: grant.workspaces }),
+      }),
+    };
+  }
+
   async function authenticate(header: string | undefined): Promise<AuthOutcome> {
     const token = parseBearer(header);
     if (typeof token !== 'string') return token;
     if (jwt !== undefined && (keys === undefined || looksLikeJwt(token))) {
       const result = await jwt.verify(token);
-      return result.ok ? result : unauthenticated(result.reason, result.message);
+      return result.ok ? scoped(result.identity) : unauthenticated(result.reason, result.message);
     }
     const entry = keys?.find(token);
     if (entry === undefined) return unauthenticated('unknown_key', MESSAGES.unknown_key);
@@ -162,6 +229,8 @@ export async function createAuthenticator(
   return {
     anonymous: false,
     jwtMode: jwt?.mode,
+    authorizationServers: oauthMode ? issuerUrls(auth.jwtIssuer) : [],
+    scopes,
     authenticate,
     reloadKeys: () => keys?.reload('manual') ?? false,
     async close() {
@@ -169,4 +238,28 @@ export async function createAuthenticator(
       await jwt?.close();
     },
   };
+}
+
+/** The `iss` values that are URLs of an authorization server a client can discover. */
+const issuerUrls = (issuers: string | undefined): string[] =>
+  (issuers ?? '')
+    .split(',')
+    .map((issuer) => issuer.trim())
+    .filter((issuer) => /^https?:\/\/[^\s]+$/.test(issuer));
+
+/**
+ * The audience an authorization server's token must name: AUTH_JWT_AUDIENCE, else this resource
+ * (`<PUBLIC_URL><MCP_PATH>`, RFC 8707). Without either, any token of the issuer would be accepted
+ * whatever resource it was issued for: refused off loopback, warned about on it.
+ */
+function tokenAudience(config: AuthenticatorConfig, log: Log): string | undefined {
+  if (config.auth.jwtAudience !== undefined) return config.auth.jwtAudience;
+  if (config.publicUrl !== undefined)
+    return `${config.publicUrl.replace(/\/+$/, '')}${config.mcpPath ?? '/mcp'}`;
+  const problem =
+    'no token audience: set PUBLIC_URL (the audience is then <PUBLIC_URL>/mcp) or AUTH_JWT_AUDIENCE, ' +
+    'or tokens issued for any other resource are accepted';
+  if (!isLoopbackHost(config.host)) throw new AuthConfigError(problem);
+  log.warn({ host: config.host }, problem);
+  return undefined;
 }

@@ -24,6 +24,8 @@ declare module 'fastify' {
     authenticate(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
     /** The credentials this gateway accepts (owned by the authentication plugin, closed with the app). */
     authenticator: Authenticator;
+    /** The route preHandler that refuses a call its token's scopes do not cover (403 step-up). */
+    checkCallScopes(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
   }
 }
 
@@ -46,35 +48,93 @@ async function authentication(app: FastifyInstance, options: AuthenticationPlugi
   const { metrics, audit } = options;
   const realm = options.realm ?? 'dagu-mcp-gateway';
 
-  function challenge(request: FastifyRequest, failure: AuthFailure): string {
-    const metadataUrl = `${publicBaseUrl(request, options.publicUrl)}${resourceMetadataPath(options.mcpPath)}`;
-    const parts = [`realm="${realm}"`, `resource_metadata="${metadataUrl}"`];
-    // RFC 6750 §3.1: no error code when the request carried no credential at all.
-    if (failure.reason === 'malformed_header') parts.push('error="invalid_request"');
-    else if (failure.reason !== 'missing_credentials') parts.push('error="invalid_token"');
+  const metadataLink = authenticator.authorizationServers.length > 0;
+  const { scopes } = authenticator;
+
+  /**
+   * RFC 6750 §3 challenge. `resource_metadata` only when an authorization server is advertised: an
+   * API-key gateway must not send MCP hosts into an OAuth flow that cannot finish. `scope` names what
+   * a token needs (on 401, the read scope; on a step-up 403, the missing ones).
+   */
+  function challenge(request: FastifyRequest, error: string | undefined, scope: string | undefined): string {
+    const parts = [`realm="${realm}"`];
+    if (metadataLink) {
+      parts.push(
+        `resource_metadata="${publicBaseUrl(request, options.publicUrl)}${resourceMetadataPath(options.mcpPath)}"`,
+      );
+    }
+    if (scope !== undefined) parts.push(`scope="${scope}"`);
+    if (error !== undefined) parts.push(`error="${error}"`);
     return `Bearer ${parts.join(', ')}`;
   }
+
+  const challengeFor = (request: FastifyRequest, failure: AuthFailure): string | undefined => {
+    if (failure.reason === 'insufficient_scope')
+      return challenge(request, 'insufficient_scope', failure.scope);
+    if (failure.status !== 401) return undefined;
+    // RFC 6750 §3.1: no error code when the request carried no credential at all.
+    const error =
+      failure.reason === 'missing_credentials'
+        ? undefined
+        : failure.reason === 'malformed_header'
+          ? 'invalid_request'
+          : 'invalid_token';
+    return challenge(request, error, scopes?.read);
+  };
+
+  const refuseAuth = (request: FastifyRequest, reply: FastifyReply, failure: AuthFailure) => {
+    metrics?.authFailure(failure.reason);
+    auditRefusal(audit, request, reply, {
+      identity: failure.identity?.id,
+      identityKind: failure.identity?.kind,
+      outcome: failure.code,
+      reason: failure.reason,
+      httpStatus: failure.status,
+    });
+    const header = challengeFor(request, failure);
+    return refuse(reply, failure.code, {
+      message: failure.message,
+      ...(header === undefined ? {} : { headers: { 'www-authenticate': header } }),
+    });
+  };
 
   app.decorateRequest('identity', null);
   app.decorate('authenticator', authenticator);
   app.decorate('authenticate', async function authenticate(request: FastifyRequest, reply: FastifyReply) {
     const outcome = await authenticator.authenticate(request.headers.authorization);
-    if (outcome.ok) {
-      request.identity = outcome.identity;
-      return;
-    }
-    metrics?.authFailure(outcome.reason);
-    auditRefusal(audit, request, reply, {
-      identity: outcome.identity?.id,
-      identityKind: outcome.identity?.kind,
-      outcome: outcome.code,
-      reason: outcome.reason,
-      httpStatus: outcome.status,
-    });
-    return refuse(reply, outcome.code, {
-      message: outcome.message,
-      ...(outcome.status === 401 ? { headers: { 'www-authenticate': challenge(request, outcome) } } : {}),
-    });
+    if (!outcome.ok) return refuseAuth(request, reply, outcome);
+    request.identity = outcome.identity;
+  });
+
+  // Scopes that depend on what is called: a workbook read without the workbook scope steps up.
+  app.decorate(
+    'checkCallScopes',
+    async function checkCallScopes(request: FastifyRequest, reply: FastifyReply) {
+      const identity = request.identity;
+      if (scopes === undefined || identity === null || identity.readsWorkbooks !== false) return;
+      if (!readsWorkbook(request.body)) return;
+      return refuseAuth(request, reply, {
+        ok: false,
+        status: 403,
+        code: 'unauthorized',
+        reason: 'insufficient_scope',
+        message: `The bearer token lacks the scope ${scopes.workbook} the workbook target requires.`,
+        identity,
+        scope: `${scopes.read} ${scopes.workbook}`,
+      });
+    },
+  );
+}
+
+/** True when a message of the body calls `dagu_read` with the `workbook` target. */
+function readsWorkbook(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).some((message) => {
+    const { method, params } = (message ?? {}) as {
+      method?: unknown;
+      params?: { name?: unknown; arguments?: unknown };
+    };
+    const target = (params?.arguments as { target?: unknown } | undefined)?.target;
+    return method === 'tools/call' && params?.name === 'dagu_read' && target === 'workbook';
   });
 }
 

@@ -21,6 +21,12 @@ export interface Identity {
   readonly dags?: readonly string[];
   /** Workspace name globs this identity may read; `undefined` means every workspace. */
   readonly workspaces?: readonly string[];
+  /** The OAuth scopes a token was granted (absent for API keys and tokens that name none). */
+  readonly scopes?: readonly string[];
+  /** Exact workspace names its workspace scopes grant; narrows `workspaces` further. */
+  readonly scopeWorkspaces?: readonly string[];
+  /** False when the token lacks the workbook scope; absent means allowed. */
+  readonly readsWorkbooks?: boolean;
 }
 
 export const ANONYMOUS_IDENTITY: Identity = Object.freeze({
@@ -58,15 +64,25 @@ const policies = new WeakMap<Identity, AccessPolicy>();
  * one allows nothing (the key file refuses empty lists, so that only happens through JWT claims).
  */
 export function accessPolicyFor(identity: Identity): AccessPolicy {
-  if (identity.dags === undefined && identity.workspaces === undefined) return UNRESTRICTED_ACCESS;
+  const { dags, workspaces, scopeWorkspaces, readsWorkbooks } = identity;
+  if (
+    dags === undefined &&
+    workspaces === undefined &&
+    scopeWorkspaces === undefined &&
+    readsWorkbooks !== false
+  )
+    return UNRESTRICTED_ACCESS;
   let policy = policies.get(identity);
   if (policy === undefined) {
-    const dag = identity.dags === undefined ? undefined : matcherFor(identity.dags);
-    const workspace = identity.workspaces === undefined ? undefined : matcherFor(identity.workspaces);
+    const dag = dags === undefined ? undefined : matcherFor(dags);
+    const workspace = workspaces === undefined ? undefined : matcherFor(workspaces);
+    const scoped = scopeWorkspaces === undefined ? undefined : new Set(scopeWorkspaces);
     policy = Object.freeze({
       canReadDag: dag === undefined ? () => true : (name: string) => dag(name),
-      canReadWorkspace: workspace === undefined ? () => true : (name: string) => workspace(name),
-      unrestricted: false,
+      canReadWorkspace: (name: string) =>
+        (workspace === undefined || workspace(name)) && (scoped === undefined || scoped.has(name)),
+      readsWorkbooks: readsWorkbooks !== false,
+      unrestricted: dags === undefined && workspaces === undefined && scopeWorkspaces === undefined,
     });
     policies.set(identity, policy);
   }

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { type Log, silentLog } from '../core/log.ts';
 import { type Identity, isRole } from './identity.ts';
 import { algorithmForKey, createJwksCache, type JwksCache, JwksKeyError, type JwksOptions } from './jwks.ts';
+import { grantedScopes } from './scopes.ts';
 
 export type JwtFailureReason =
   | 'invalid_token'
@@ -31,6 +32,7 @@ export interface JwtSettings {
   clockToleranceSeconds?: number;
   log?: Log;
   jwks?: Omit<JwksOptions, 'log'>;
+  claims?: ClaimMapping;
 }
 
 export interface JwtVerifier {
@@ -106,22 +108,40 @@ function globList(value: unknown): readonly string[] | undefined | false {
  * one of Dagu's roles (absent: viewer), and optional `dags` / `workspaces` arrays restrict what it reads.
  * Returns undefined when a claim is malformed or the role unknown.
  */
-export function identityFromClaims(claims: Record<string, unknown>): Identity | undefined {
-  const { sub, username, role } = claims;
-  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 256) return undefined;
+export function identityFromClaims(
+  claims: Record<string, unknown>,
+  mapping: ClaimMapping = DAGU_CLAIMS,
+): Identity | undefined {
+  const id = claims[mapping.identity];
+  const role = claims[mapping.role];
+  // A blank identity would be audited as no one.
+  if (typeof id !== 'string' || id.trim().length === 0 || id.length > 256) return undefined;
   if (role !== undefined && !isRole(role)) return undefined;
   const dags = globList(claims.dags);
   const workspaces = globList(claims.workspaces);
-  if (dags === false || workspaces === false) return undefined;
+  const scopes = grantedScopes(claims);
+  if (dags === false || workspaces === false || scopes === false) return undefined;
+  const name = [claims.username, claims.preferred_username, claims.email].find(
+    (value): value is string => typeof value === 'string' && value.trim().length > 0,
+  );
   return Object.freeze({
     kind: 'jwt',
-    id: sub,
-    name: typeof username === 'string' && username.length > 0 ? username.slice(0, 128) : sub,
+    id,
+    name: name === undefined ? id : name.slice(0, 128),
     role: role ?? 'viewer',
     ...(dags === undefined ? {} : { dags }),
     ...(workspaces === undefined ? {} : { workspaces }),
+    ...(scopes === undefined ? {} : { scopes }),
   });
 }
+
+/** Which claims name the caller and its role: Dagu's own (`sub`, `role`) unless configured. */
+export interface ClaimMapping {
+  identity: string;
+  role: string;
+}
+
+export const DAGU_CLAIMS: ClaimMapping = { identity: 'sub', role: 'role' };
 
 function readPemFile(path: string): string {
   try {
@@ -236,7 +256,7 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
       }
       const identity =
         typeof claims === 'object' && claims !== null
-          ? identityFromClaims(claims as Record<string, unknown>)
+          ? identityFromClaims(claims as Record<string, unknown>, settings.claims)
           : undefined;
       return identity === undefined ? fail('invalid_token') : { ok: true, identity };
     },

@@ -5,6 +5,8 @@
 export interface AccessPolicy {
   canReadDag(name: string): boolean;
   canReadWorkspace(workspace: string): boolean;
+  /** False when the credential was not granted workbook reads (an OAuth token without that scope). */
+  readonly readsWorkbooks: boolean;
   /** True when no allowlist restricts anything (lets collections skip filtering). */
   readonly unrestricted: boolean;
 }
@@ -12,5 +14,6 @@ export interface AccessPolicy {
 export const UNRESTRICTED_ACCESS: AccessPolicy = {
   canReadDag: () => true,
   canReadWorkspace: () => true,
+  readsWorkbooks: true,
   unrestricted: true,
 };

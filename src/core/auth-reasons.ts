@@ -10,5 +10,6 @@ export const AUTH_FAILURE_REASONS = [
   'wrong_issuer',
   'wrong_algorithm',
   'surface_denied',
+  'insufficient_scope',
 ] as const;
 export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];

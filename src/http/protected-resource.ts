@@ -19,27 +19,13 @@ export function publicBaseUrl(request: FastifyRequest, publicUrl: string | undef
   return (publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
 }
 
-/**
- * The authorization servers worth advertising: an issuer whose tokens the gateway verifies with a
- * public key or JWKS is an OAuth authorization server a client can discover. Dagu's HS256 login tokens
- * and API keys have none, so the field is then omitted rather than pointing at something that cannot
- * issue tokens.
- */
-export function advertisedAuthorizationServers(
-  jwtMode: 'hs256' | 'public_key' | 'jwks' | undefined,
-  jwtIssuer: string | undefined,
-): string[] {
-  if (jwtMode !== 'public_key' && jwtMode !== 'jwks') return [];
-  return (jwtIssuer ?? '')
-    .split(',')
-    .map((issuer) => issuer.trim())
-    .filter((issuer) => /^https?:\/\/[^\s]+$/.test(issuer));
-}
-
 export interface ProtectedResourceOptions {
   mcpPath: string;
   publicUrl?: string | undefined;
+  /** Issuers of the authorization servers whose tokens are accepted (none: the field is omitted). */
   authorizationServers?: readonly string[];
+  /** The scopes a client may request (MCP authorization: clients ask for these). */
+  scopesSupported?: readonly string[];
   resourceName?: string;
 }
 
@@ -48,6 +34,7 @@ export interface ProtectedResourceMetadata {
   bearer_methods_supported: ['header'];
   resource_name: string;
   authorization_servers?: string[];
+  scopes_supported?: string[];
 }
 
 export function protectedResourceMetadata(
@@ -63,6 +50,9 @@ export function protectedResourceMetadata(
   };
   if (options.authorizationServers && options.authorizationServers.length > 0) {
     metadata.authorization_servers = [...options.authorizationServers];
+  }
+  if (options.scopesSupported && options.scopesSupported.length > 0) {
+    metadata.scopes_supported = [...options.scopesSupported];
   }
   return metadata;
 }

@@ -61,6 +61,8 @@ export const REFUSALS = {
   // The MCP route's door: the message names the authentication failure; 401 carries the challenge.
   unauthenticated: gateway(401, 'unauthenticated'),
   invalid_api_key_surface: gateway(403, 'invalid_api_key_surface'),
+  // A valid credential that may not do this: a token without a required scope (step-up challenge).
+  unauthorized: gateway(403, 'unauthorized'),
   // `retry-after` is set per refusal: the seconds until a slot or the rate window frees.
   rate_limited: gateway(429, 'rate_limited'),
   not_found: gateway(404, 'not_found', 'Not found.'),

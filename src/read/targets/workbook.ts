@@ -32,6 +32,9 @@ export const workbookTargets = {
     fields: { required: ['path'], optional: ['password'] },
     echo: ['path'],
     handle: async (request, deps, call) => {
+      if (!call.access.readsWorkbooks) {
+        throw new ReadError({ code: 'unauthorized', message: 'This caller was not granted workbook reads.' });
+      }
       try {
         const model = await deps.workbook.read(
           request.fields.path,

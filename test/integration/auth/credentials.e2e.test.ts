@@ -169,9 +169,9 @@ const FAILURES: FailureCase[] = [
 const headersOf = (failure: FailureCase): Record<string, string> =>
   failure.authorization === undefined ? {} : { authorization: failure.authorization };
 
-function expectedChallenge(baseUrl: string, error?: string): string {
-  const metadata = `${baseUrl}/.well-known/oauth-protected-resource/mcp`;
-  return `Bearer realm="dagu-mcp-gateway", resource_metadata="${metadata}"${error ? `, error="${error}"` : ''}`;
+/** API keys and HS256 tokens come from no authorization server: the challenge sends no client into OAuth. */
+function expectedChallenge(error?: string): string {
+  return `Bearer realm="dagu-mcp-gateway"${error ? `, error="${error}"` : ''}`;
 }
 
 describe('401 over raw HTTP: status, challenge, body, audit record and metric', () => {
@@ -180,10 +180,7 @@ describe('401 over raw HTTP: status, challenge, body, audit record and metric', 
       const before = await scrape(gateway.baseUrl);
       const response = await postMcp(`${gateway.mcpUrl}${failure.query ?? ''}`, headersOf(failure));
       assert.equal(response.status, 401);
-      assert.equal(
-        response.headers.get('www-authenticate'),
-        expectedChallenge(gateway.baseUrl, failure.error),
-      );
+      assert.equal(response.headers.get('www-authenticate'), expectedChallenge(failure.error));
       assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
       const body = response.json();
       assert.equal(body.code, 'unauthenticated');
@@ -205,11 +202,11 @@ describe('401 over raw HTTP: status, challenge, body, audit record and metric', 
     });
   }
 
-  test('the challenge points at the protected-resource metadata, which is served there', async () => {
+  test('the challenge names no metadata; the metadata is served and names no authorization server', async () => {
     const challenge = (await postMcp(gateway.mcpUrl)).headers.get('www-authenticate') ?? '';
-    const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
-    assert.equal(metadataUrl, `${gateway.baseUrl}/.well-known/oauth-protected-resource/mcp`);
-    for (const url of [metadataUrl!, `${gateway.baseUrl}/.well-known/oauth-protected-resource`]) {
+    assert.doesNotMatch(challenge, /resource_metadata/);
+    const metadataUrl = `${gateway.baseUrl}/.well-known/oauth-protected-resource/mcp`;
+    for (const url of [metadataUrl, `${gateway.baseUrl}/.well-known/oauth-protected-resource`]) {
       const response = await fetch(url);
       assert.equal(response.status, 200, url);
       assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
@@ -316,7 +313,10 @@ describe('public-key mode (RS256)', () => {
   after(() => pk?.close());
 
   const rs256 = (extra: Record<string, unknown> = {}, key = rsa.privateKey) =>
-    signJwt(claims('service-a', { iss: 'https://idp.test', ...extra }), { alg: 'RS256', key });
+    signJwt(claims('service-a', { iss: 'https://idp.test', scope: 'dagu.read', ...extra }), {
+      alg: 'RS256',
+      key,
+    });
 
   test('an RS256 token from the key pair is accepted by both clients', async () => {
     for (const era of ['modern', 'legacy'] as const) {
@@ -404,8 +404,12 @@ describe('JWKS mode', () => {
 
   test('RS256 and ES256 tokens whose kid is in the set are accepted by both clients', async () => {
     const tokens = [
-      signJwt(claims('jwks-rsa'), { alg: 'RS256', key: rsa.privateKey, kid: 'rsa-1' }),
-      signJwt(claims('jwks-ec'), { alg: 'ES256', key: ec.privateKey, kid: 'ec-1' }),
+      signJwt(claims('jwks-rsa', { scope: 'dagu.read' }), {
+        alg: 'RS256',
+        key: rsa.privateKey,
+        kid: 'rsa-1',
+      }),
+      signJwt(claims('jwks-ec', { scope: 'dagu.read' }), { alg: 'ES256', key: ec.privateKey, kid: 'ec-1' }),
     ];
     for (const era of ['modern', 'legacy'] as const) {
       for (const token of tokens) {

@@ -59,7 +59,12 @@ export function readerFor(dagu: DaguClient): Reader {
 
 /** An access policy allowing only these DAG names. */
 export function onlyDags(...names: string[]): AccessPolicy {
-  return { canReadDag: (name) => names.includes(name), canReadWorkspace: () => true, unrestricted: false };
+  return {
+    canReadDag: (name) => names.includes(name),
+    canReadWorkspace: () => true,
+    readsWorkbooks: true,
+    unrestricted: false,
+  };
 }
 
 /** Counts of DAGs and of all runs (every date), read straight from Dagu. */

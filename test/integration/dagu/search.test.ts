@@ -120,6 +120,7 @@ describe('dag_search against the real Dagu', () => {
     const onlyFails: AccessPolicy = {
       canReadDag: (name) => name === dags.fails,
       canReadWorkspace: () => true,
+      readsWorkbooks: true,
       unrestricted: false,
     };
     assert.deepEqual(names(await read({ target: 'dag_search', search: "sh -c 'echo" }, onlyFails)), [

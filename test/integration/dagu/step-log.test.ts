@@ -200,6 +200,7 @@ describe('step_log against the real Dagu', () => {
     const onlyFails: AccessPolicy = {
       canReadDag: (name) => name === dags.fails,
       canReadWorkspace: () => true,
+      readsWorkbooks: true,
       unrestricted: false,
     };
     const error = await fail(
@@ -214,6 +215,7 @@ describe('step_log against the real Dagu', () => {
     const onlyParent: AccessPolicy = {
       canReadDag: (name) => name === dags.parent,
       canReadWorkspace: () => true,
+      readsWorkbooks: true,
       unrestricted: false,
     };
     const address = { name: dags.parent, dagRunId: runs.parent, subRunId: runs.childSub };

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -65,7 +66,12 @@ interface Harness {
 
 async function harness(
   auth: Partial<AuthenticatorConfig['auth']>,
-  options: { host?: string; limits?: { ratePerMinute: number; maxConcurrent: number }; hold?: boolean } = {},
+  options: {
+    host?: string;
+    publicUrl?: string;
+    limits?: { ratePerMinute: number; maxConcurrent: number };
+    hold?: boolean;
+  } = {},
 ): Promise<Harness> {
   const dir = tempDir();
   const log = recordingLog();
@@ -73,7 +79,11 @@ async function harness(
   const auditFile = join(dir, 'audit.log');
   const audit = createAuditLog(auditFile, { metrics, log, signals: false });
   const authenticator = await createAuthenticator(
-    { host: options.host ?? '127.0.0.1', auth: { ...noAuth, ...auth } },
+    {
+      host: options.host ?? '127.0.0.1',
+      auth: { ...noAuth, ...auth },
+      ...(options.publicUrl ? { publicUrl: options.publicUrl, mcpPath: '/mcp' } : {}),
+    },
     log,
     { keys: { watch: false, signals: false } },
   );
@@ -84,7 +94,13 @@ async function harness(
     allowedOrigins: [],
     audit,
   });
-  await app.register(authenticationPlugin, { authenticator, mcpPath: '/mcp', metrics, audit });
+  await app.register(authenticationPlugin, {
+    authenticator,
+    mcpPath: '/mcp',
+    publicUrl: options.publicUrl,
+    metrics,
+    audit,
+  });
   if (options.limits) {
     await app.register(callMeteringPlugin, {
       ...options.limits,
@@ -96,11 +112,21 @@ async function harness(
   }
   app.post(
     '/mcp',
-    { onRequest: [app.authenticate], preHandler: options.limits ? [app.meterCalls] : [] },
+    {
+      onRequest: [app.authenticate],
+      preHandler: [app.checkCallScopes, ...(options.limits ? [app.meterCalls] : [])],
+    },
     async (request) => {
       if (options.hold) await new Promise<void>((resolve) => waiting.push(resolve));
       const identity = request.identity!;
-      return { identity, etl: accessPolicyFor(identity).canReadDag('etl-nightly') };
+      const access = accessPolicyFor(identity);
+      return {
+        identity,
+        etl: access.canReadDag('etl-nightly'),
+        ops: access.canReadWorkspace('ops'),
+        dev: access.canReadWorkspace('dev'),
+        workbooks: access.readsWorkbooks,
+      };
     },
   );
   // The authentication plugin closes the authenticator with the app.
@@ -152,13 +178,10 @@ describe('auth plugin with API keys and an HS256 secret', () => {
   });
   after(() => h.app.close());
 
-  it('answers 401 with a Bearer challenge pointing at the protected-resource metadata when no credential is sent', async () => {
+  it('answers 401 with a Bearer challenge that sends no client into OAuth (no authorization server here)', async () => {
     const response = await call(h.app);
     assert.equal(response.statusCode, 401);
-    assert.equal(
-      response.headers['www-authenticate'],
-      'Bearer realm="dagu-mcp-gateway", resource_metadata="http://localhost:80/.well-known/oauth-protected-resource/mcp"',
-    );
+    assert.equal(response.headers['www-authenticate'], 'Bearer realm="dagu-mcp-gateway"');
     assert.match(String(response.headers['content-type']), /^application\/json/);
     assert.deepEqual(response.json(), {
       code: 'unauthenticated',
@@ -205,6 +228,9 @@ describe('auth plugin with API keys and an HS256 secret', () => {
     assert.deepEqual(viewer.json(), {
       identity: { kind: 'api_key', id: 'ci-viewer', name: 'ci-viewer', role: 'viewer', dags: ['etl-*'] },
       etl: true,
+      ops: true,
+      dev: true,
+      workbooks: true,
     });
     const plain = await call(h.app, `bearer  ${PLAIN_KEY}`);
     assert.equal(plain.statusCode, 200);
@@ -445,6 +471,113 @@ describe('anonymous access', () => {
       assert.match(log.text(), /AUTH_ALLOW_ANONYMOUS is ignored/);
     } finally {
       await authenticator.close();
+    }
+  });
+});
+
+describe("an authorization server's tokens (public key): audience, scopes, step-up", () => {
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const ISSUER = 'https://idp.example/realms/ops';
+  const RESOURCE = 'https://gateway.example/mcp';
+  const token = (claims: Record<string, unknown>) =>
+    `Bearer ${signJwt({ sub: 'agent-7', iss: ISSUER, aud: RESOURCE, exp: nowSeconds() + 300, ...claims }, { alg: 'RS256', key: rsa.privateKey })}`;
+  let h: Harness;
+  before(async () => {
+    h = await harness(
+      { jwtPublicKey: rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString(), jwtIssuer: ISSUER },
+      { publicUrl: 'https://gateway.example' },
+    );
+  });
+  after(() => h.app.close());
+
+  it('401 names the metadata and the read scope', async () => {
+    const response = await call(h.app);
+    assert.equal(response.statusCode, 401);
+    assert.equal(
+      response.headers['www-authenticate'],
+      'Bearer realm="dagu-mcp-gateway", resource_metadata="https://gateway.example/.well-known/oauth-protected-resource/mcp", scope="dagu.read"',
+    );
+    assert.deepEqual(h.app.authenticator.authorizationServers, [ISSUER]);
+  });
+
+  it('the audience defaults to <PUBLIC_URL>/mcp: a token for another resource is refused', async () => {
+    const other = await call(h.app, token({ aud: 'https://other.example.com/mcp', scope: 'dagu.read' }));
+    assert.equal(other.statusCode, 401);
+    assert.match(String(other.headers['www-authenticate']), /error="invalid_token"/);
+    assert.equal(h.auditLines().at(-1)?.reason, 'wrong_audience');
+    assert.equal((await call(h.app, token({ scope: 'dagu.read' }))).statusCode, 200);
+  });
+
+  it('a token without the read scope gets 403 insufficient_scope naming it (step-up), audited', async () => {
+    for (const claims of [{}, { scope: 'openid profile' }, { scp: ['dagu.workbook'] }]) {
+      const response = await call(h.app, token(claims));
+      assert.equal(response.statusCode, 403);
+      assert.deepEqual(response.json(), {
+        code: 'unauthorized',
+        message: 'The bearer token lacks the scope dagu.read this endpoint requires.',
+      });
+      assert.equal(
+        response.headers['www-authenticate'],
+        'Bearer realm="dagu-mcp-gateway", resource_metadata="https://gateway.example/.well-known/oauth-protected-resource/mcp", scope="dagu.read", error="insufficient_scope"',
+      );
+      const line = h.auditLines().at(-1);
+      assert.equal(line?.reason, 'insufficient_scope');
+      assert.equal(line?.identity, 'agent-7');
+    }
+  });
+
+  it('the workbook target needs the workbook scope as well (403 step-up naming both); other reads do not', async () => {
+    const workbookCall = {
+      ...toolCall,
+      params: { name: 'dagu_read', arguments: { target: 'workbook', path: 'a.xlsx' } },
+    };
+    const refused = await call(h.app, token({ scope: 'dagu.read' }), workbookCall);
+    assert.equal(refused.statusCode, 403);
+    assert.match(
+      String(refused.headers['www-authenticate']),
+      /scope="dagu.read dagu.workbook", error="insufficient_scope"/,
+    );
+    const granted = await call(h.app, token({ scope: 'dagu.read dagu.workbook' }), workbookCall);
+    assert.equal(granted.statusCode, 200);
+    assert.equal(granted.json().workbooks, true);
+    const plain = await call(h.app, token({ scope: 'dagu.read' }));
+    assert.equal(plain.statusCode, 200);
+    assert.equal(plain.json().workbooks, false);
+  });
+
+  it('workspace scopes narrow the workspaces read, and alone grant reading them', async () => {
+    const narrowed = (await call(h.app, token({ scope: 'dagu.read dagu.read:workspace/ops' }))).json();
+    assert.deepEqual([narrowed.ops, narrowed.dev, narrowed.etl], [true, false, true]);
+    const only = await call(h.app, token({ scp: 'dagu.read:workspace/dev' }));
+    assert.equal(only.statusCode, 200);
+    assert.deepEqual([only.json().ops, only.json().dev], [false, true]);
+  });
+
+  it('without PUBLIC_URL or AUTH_JWT_AUDIENCE: refuses to start off loopback, warns on it', async () => {
+    const auth = {
+      ...noAuth,
+      jwtPublicKey: rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    };
+    await assert.rejects(
+      createAuthenticator({ host: '0.0.0.0', auth }),
+      /set PUBLIC_URL .* or AUTH_JWT_AUDIENCE/,
+    );
+    const log = recordingLog();
+    const loopback = await createAuthenticator({ host: '127.0.0.1', auth }, log);
+    await loopback.close();
+    assert.match(log.text(), /no token audience/);
+  });
+
+  it("Dagu's HS256 login tokens need no scope (AUTH_REQUIRE_SCOPES=auto)", async () => {
+    const dagu = await createAuthenticator({ host: '127.0.0.1', auth: { ...noAuth, jwtSecret: SECRET } });
+    try {
+      const outcome = await dagu.authenticate(
+        `Bearer ${signJwt({ sub: 'u1', exp: nowSeconds() + 60 }, { alg: 'HS256', key: SECRET })}`,
+      );
+      assert.equal(outcome.ok, true);
+      assert.equal(dagu.scopes, undefined);
+    } finally {
+      await dagu.close();
     }
   });
 });

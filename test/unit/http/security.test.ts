@@ -2,11 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import type { AuditEntry } from '../../../src/audit/audit-log.ts';
-import {
-  advertisedAuthorizationServers,
-  protectedResourcePlugin,
-  resourceMetadataPath,
-} from '../../../src/http/protected-resource.ts';
+import { protectedResourcePlugin, resourceMetadataPath } from '../../../src/http/protected-resource.ts';
 import { hostOriginHook, originMatcher } from '../../../src/http/security.ts';
 
 async function app(allowedHosts: string[], allowedOrigins: string[], audited: AuditEntry[] = []) {
@@ -158,7 +154,8 @@ describe('protected-resource metadata (RFC 9728)', () => {
     await server.register(protectedResourcePlugin, {
       mcpPath: '/tools/mcp',
       publicUrl: 'https://gateway.example/',
-      authorizationServers: advertisedAuthorizationServers('jwks', 'https://idp.example/realms/ops'),
+      authorizationServers: ['https://idp.example/realms/ops'],
+      scopesSupported: ['dagu.read', 'dagu.workbook'],
     });
     const response = await server.inject({
       method: 'GET',
@@ -169,13 +166,11 @@ describe('protected-resource metadata (RFC 9728)', () => {
       bearer_methods_supported: ['header'],
       resource_name: 'Dagu MCP Gateway',
       authorization_servers: ['https://idp.example/realms/ops'],
+      scopes_supported: ['dagu.read', 'dagu.workbook'],
     });
   });
 
-  it('advertises no authorization server for HS256 tokens, API keys, or an issuer that is not a URL', () => {
-    assert.deepEqual(advertisedAuthorizationServers('hs256', 'https://idp.example'), []);
-    assert.deepEqual(advertisedAuthorizationServers(undefined, 'https://idp.example'), []);
-    assert.deepEqual(advertisedAuthorizationServers('public_key', 'dagu'), []);
+  it('puts the metadata path after the well-known prefix, without a trailing slash', () => {
     assert.equal(resourceMetadataPath('/mcp/'), '/.well-known/oauth-protected-resource/mcp');
   });
 });

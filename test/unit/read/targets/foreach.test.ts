@@ -17,6 +17,7 @@ import { rejectsWith } from '../../../support/read-errors.ts';
 const NO_SECRET: AccessPolicy = {
   canReadDag: (name) => name !== 'secret',
   canReadWorkspace: () => true,
+  readsWorkbooks: true,
   unrestricted: false,
 };
 

@@ -18,6 +18,7 @@ import { rejectsWith } from '../../../support/read-errors.ts';
 const LIMITED: AccessPolicy = {
   canReadDag: (name) => !name.startsWith('secret'),
   canReadWorkspace: (workspace) => workspace !== 'hidden',
+  readsWorkbooks: true,
   unrestricted: false,
 };
 

@@ -37,6 +37,7 @@ function stepLogRead(fields: ReadFields, raw?: string): ResolvedRead {
 const NO_SECRET: AccessPolicy = {
   canReadDag: (name) => name !== 'secret',
   canReadWorkspace: () => true,
+  readsWorkbooks: true,
   unrestricted: false,
 };
 

@@ -18,6 +18,7 @@ import { rejectsWith } from '../../../support/read-errors.ts';
 const NO_HIDDEN: AccessPolicy = {
   canReadDag: () => true,
   canReadWorkspace: (workspace) => workspace !== 'hidden',
+  readsWorkbooks: true,
   unrestricted: false,
 };
 
