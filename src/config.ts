@@ -37,8 +37,10 @@ export interface GatewayConfig {
     scopes?: { read: string; workbook: string; workspacePrefix: string };
     /** `auto`: tokens of an authorization server (public key, JWKS) must carry the read scope. */
     requireScopes?: 'auto' | 'always' | 'never';
-    /** The token claims that name the caller and its role (absent: `sub`, `role`). */
-    claims?: { identity: string; role: string };
+    /** The token claims that name the caller, its role and its groups (absent: `sub`, `role`, `groups`). */
+    claims?: { identity: string; role: string; groups: string };
+    /** Group → role and allowlists for JWT callers (hot-reloaded); unset: Dagu's own claims decide. */
+    groupsFile?: string | undefined;
   };
   allowedHosts: string[];
   allowedOrigins: string[];
@@ -173,7 +175,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
         workspacePrefix: str('AUTH_WORKSPACE_SCOPE_PREFIX')!,
       },
       requireScopes: str('AUTH_REQUIRE_SCOPES') as 'auto' | 'always' | 'never',
-      claims: { identity: str('AUTH_JWT_IDENTITY_CLAIM')!, role: str('AUTH_JWT_ROLE_CLAIM')! },
+      claims: {
+        identity: str('AUTH_JWT_IDENTITY_CLAIM')!,
+        role: str('AUTH_JWT_ROLE_CLAIM')!,
+        groups: str('AUTH_JWT_GROUPS_CLAIM')!,
+      },
+      groupsFile: str('AUTH_GROUPS_FILE'),
     },
     allowedHosts: list(v.ALLOWED_HOSTS) ?? LOOPBACK_NAMES,
     allowedOrigins: list(v.ALLOWED_ORIGINS) ?? [],

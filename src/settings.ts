@@ -45,6 +45,8 @@ export const ENV_SCHEMA = {
     AUTH_REQUIRE_SCOPES: { enum: ['auto', 'always', 'never'], default: 'auto' },
     AUTH_JWT_IDENTITY_CLAIM: { ...claim, default: 'sub' },
     AUTH_JWT_ROLE_CLAIM: { ...claim, default: 'role' },
+    AUTH_JWT_GROUPS_CLAIM: { ...claim, default: 'groups' },
+    AUTH_GROUPS_FILE: text,
     ALLOWED_HOSTS: text,
     ALLOWED_ORIGINS: text,
     AUDIT_LOG: { ...text, default: 'stdout' },
@@ -141,6 +143,13 @@ const SETTING_TEXT = {
   AUTH_JWT_ROLE_CLAIM: {
     help: "JWT claim holding one of Dagu's roles (absent in a token: viewer)",
     allowed: 'a claim name of letters, digits, "_", ".", ":", "/" and "-"',
+  },
+  AUTH_JWT_GROUPS_CLAIM: {
+    help: "JWT claim listing the caller's groups, mapped by AUTH_GROUPS_FILE",
+    allowed: 'a claim name of letters, digits, "_", ".", ":", "/" and "-"',
+  },
+  AUTH_GROUPS_FILE: {
+    help: 'YAML or JSON file mapping token groups to a role and DAG/workspace globs (reloaded on change)',
   },
   AUTH_ALLOW_ANONYMOUS: {
     help: 'serve callers without credentials on a non-loopback address (not recommended)',

@@ -1,10 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type FSWatcher, readFileSync, watch } from 'node:fs';
-import { basename, dirname } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
-import { parse as parseYaml } from 'yaml';
-import { type Log, silentLog } from '../core/log.ts';
 import { type Identity, ROLES } from './identity.ts';
+import {
+  ConfigFileError,
+  type FileKind,
+  parseDocument,
+  type ReloadTrigger,
+  type WatchedFileOptions,
+  watchConfigFile,
+} from './watched-file.ts';
 
 /** Where a key may be used. The gateway serves only `mcp`; `rest_api` mirrors Dagu's key surfaces. */
 export const SURFACES = ['mcp', 'rest_api'] as const;
@@ -24,12 +28,10 @@ export interface ParsedApiKeys {
   warnings: string[];
 }
 
-export class ApiKeysFileError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problems: string[],
-  ) {
-    super(`invalid API key file ${file}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+/** The API key file's problems, one line each (never a line of the file: it may hold a key). */
+export class ApiKeysFileError extends ConfigFileError {
+  constructor(file: string, problems: string[]) {
+    super(file, problems, 'API key file');
     this.name = 'ApiKeysFileError';
   }
 }
@@ -123,17 +125,14 @@ function describe(error: ErrorObject, data: unknown): string {
   }
 }
 
-function parseDocument(text: string, file: string): unknown {
-  try {
-    return file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    throw new ApiKeysFileError(file, [`cannot parse: ${(error as Error).message.split('\n')[0]}`]);
-  }
-}
-
 /** Validates an API key file's text (YAML, or JSON for `.json`). Throws ApiKeysFileError listing every problem. */
 export function parseApiKeys(text: string, file: string): ParsedApiKeys {
-  const data = parseDocument(text, file);
+  let data: unknown;
+  try {
+    data = parseDocument(text, file, 'API key file');
+  } catch (error) {
+    throw new ApiKeysFileError(file, (error as ConfigFileError).problems);
+  }
   if (!validateFile(data)) {
     const problems = (validateFile.errors ?? []).map((error) => describe(error, data));
     throw new ApiKeysFileError(file, [...new Set(problems)]);
@@ -183,16 +182,6 @@ export function parseApiKeys(text: string, file: string): ParsedApiKeys {
   return { entries, warnings };
 }
 
-function readKeyFile(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ApiKeysFileError(file, [
-      `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    ]);
-  }
-}
-
 /**
  * Finds the entry whose hash equals SHA-256(key). Every entry is compared with timingSafeEqual and the
  * loop never exits early, so the time taken does not depend on which entry (if any) matched.
@@ -207,8 +196,6 @@ export function findKey(entries: readonly ApiKeyEntry[], key: string): ApiKeyEnt
   return match;
 }
 
-export type ReloadTrigger = 'signal' | 'watch' | 'manual';
-
 export interface ApiKeyStore {
   /** The entry for a presented key, in constant time over the loaded entries. */
   find(key: string): ApiKeyEntry | undefined;
@@ -218,90 +205,30 @@ export interface ApiKeyStore {
   close(): void;
 }
 
-export interface ApiKeyStoreOptions {
-  log?: Log;
-  /** Reload when the file (or its directory, for symlink swaps such as Kubernetes ConfigMaps) changes. Default true. */
-  watch?: boolean;
-  /** Reload on SIGHUP. Default true. */
-  signals?: boolean;
-  debounceMs?: number;
-  onReload?: (result: 'ok' | 'error') => void;
-}
+export type ApiKeyStoreOptions = WatchedFileOptions;
+
+const API_KEY_FILE: FileKind<readonly ApiKeyEntry[]> = {
+  what: 'API key file',
+  contents: 'API keys',
+  parse: (text, file) => {
+    const parsed = parseApiKeys(text, file);
+    return { value: parsed.entries, warnings: parsed.warnings };
+  },
+  summary: (entries) => ({ keys: entries.length }),
+};
 
 /**
- * Loads the API key file (throws ApiKeysFileError at start-up) and keeps it current: SIGHUP or a change
- * of the file swaps in the new set atomically, so requests in flight are never dropped, and a broken
- * edit keeps the previous keys in force.
+ * Loads the API key file (throws ApiKeysFileError at start-up) and keeps it current (SIGHUP, file
+ * changes); a broken edit keeps the previous keys in force.
  */
 export function createApiKeyStore(file: string, options: ApiKeyStoreOptions = {}): ApiKeyStore {
-  const log = options.log ?? silentLog;
-  const text = readKeyFile(file);
-  const loaded = parseApiKeys(text, file);
-  let entries: readonly ApiKeyEntry[] = loaded.entries;
-  let fingerprint = sha256(text).toString('hex');
-  for (const warning of loaded.warnings) log.warn({ file }, warning);
-  log.info({ file, keys: entries.length }, 'API keys loaded');
-
-  function reload(trigger: ReloadTrigger = 'manual'): boolean {
-    try {
-      const next = readKeyFile(file);
-      const nextFingerprint = sha256(next).toString('hex');
-      if (trigger === 'watch' && nextFingerprint === fingerprint) return true;
-      const parsed = parseApiKeys(next, file);
-      entries = parsed.entries;
-      fingerprint = nextFingerprint;
-      for (const warning of parsed.warnings) log.warn({ file }, warning);
-      log.info({ file, keys: entries.length, trigger }, 'API keys reloaded');
-      options.onReload?.('ok');
-      return true;
-    } catch (error) {
-      const problems = error instanceof ApiKeysFileError ? error.problems : [String(error)];
-      log.error(
-        { file, trigger, problems },
-        `API key file reload failed; the ${entries.length} keys loaded before stay in force`,
-      );
-      options.onReload?.('error');
-      return false;
-    }
-  }
-
-  let timer: NodeJS.Timeout | undefined;
-  const schedule = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => reload('watch'), options.debounceMs ?? 200);
-    timer.unref();
-  };
-
-  let watcher: FSWatcher | undefined;
-  if (options.watch ?? true) {
-    try {
-      // The directory, not the file: editors and ConfigMaps replace the file, which ends a file watch.
-      const name = basename(file);
-      watcher = watch(dirname(file), { persistent: false }, (_event, changed) => {
-        if (changed === null || changed === name || changed.startsWith('..')) schedule();
-      });
-      watcher.on('error', (error) => log.warn({ file, error: error.message }, 'API key file watch stopped'));
-    } catch (error) {
-      log.warn(
-        { file, error: (error as Error).message },
-        'cannot watch the API key file; reload it with SIGHUP',
-      );
-    }
-  }
-
-  const onSignal = () => reload('signal');
-  if (options.signals ?? true) process.on('SIGHUP', onSignal);
-
+  const watched = watchConfigFile(file, API_KEY_FILE, options);
   return {
-    find: (key) => findKey(entries, key),
-    reload,
+    find: (key) => findKey(watched.current(), key),
+    reload: watched.reload,
     get size() {
-      return entries.length;
+      return watched.current().length;
     },
-    close() {
-      clearTimeout(timer);
-      watcher?.close();
-      process.off('SIGHUP', onSignal);
-    },
+    close: watched.close,
   };
 }

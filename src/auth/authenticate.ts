@@ -2,6 +2,7 @@ import { type GatewayConfig, isLoopbackHost } from '../config.ts';
 import type { AuthFailureReason } from '../core/auth-reasons.ts';
 import { type Log, silentLog } from '../core/log.ts';
 import { type ApiKeyStore, type ApiKeyStoreOptions, createApiKeyStore } from './api-keys.ts';
+import { applyGroups, watchGroups } from './groups.ts';
 import { ANONYMOUS_IDENTITY, type Identity } from './identity.ts';
 import {
   type ClaimMapping,
@@ -172,6 +173,15 @@ export async function createAuthenticator(
     keys?.close();
     throw error;
   }
+  let groups: ReturnType<typeof watchGroups> | undefined;
+  try {
+    groups =
+      auth.groupsFile === undefined ? undefined : watchGroups(auth.groupsFile, { ...options.keys, log });
+  } catch (error) {
+    keys?.close();
+    await jwt?.close();
+    throw error;
+  }
 
   const requirement = auth.requireScopes ?? 'auto';
   const scopes =
@@ -209,7 +219,8 @@ export async function createAuthenticator(
     if (typeof token !== 'string') return token;
     if (jwt !== undefined && (keys === undefined || looksLikeJwt(token))) {
       const result = await jwt.verify(token);
-      return result.ok ? scoped(result.identity) : unauthenticated(result.reason, result.message);
+      if (!result.ok) return unauthenticated(result.reason, result.message);
+      return scoped(groups === undefined ? result.identity : applyGroups(result.identity, groups.current()));
     }
     const entry = keys?.find(token);
     if (entry === undefined) return unauthenticated('unknown_key', MESSAGES.unknown_key);
@@ -235,6 +246,7 @@ export async function createAuthenticator(
     reloadKeys: () => keys?.reload('manual') ?? false,
     async close() {
       keys?.close();
+      groups?.close();
       await jwt?.close();
     },
   };

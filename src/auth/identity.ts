@@ -21,6 +21,8 @@ export interface Identity {
   readonly dags?: readonly string[];
   /** Workspace name globs this identity may read; `undefined` means every workspace. */
   readonly workspaces?: readonly string[];
+  /** The identity provider's groups a token names (AUTH_JWT_GROUPS_CLAIM), for AUTH_GROUPS_FILE. */
+  readonly groups?: readonly string[];
   /** The OAuth scopes a token was granted (absent for API keys and tokens that name none). */
   readonly scopes?: readonly string[];
   /** Exact workspace names its workspace scopes grant; narrows `workspaces` further. */

@@ -95,7 +95,7 @@ function reasonFor(error: unknown): JwtFailureReason {
 
 const MAX_ALLOWLIST = 256;
 
-/** A claim holding a list of globs: undefined when absent, false when malformed. */
+/** A claim holding a list of names or globs: undefined when absent, false when malformed. */
 function globList(value: unknown): readonly string[] | undefined | false {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || value.length > MAX_ALLOWLIST) return false;
@@ -120,7 +120,9 @@ export function identityFromClaims(
   const dags = globList(claims.dags);
   const workspaces = globList(claims.workspaces);
   const scopes = grantedScopes(claims);
-  if (dags === false || workspaces === false || scopes === false) return undefined;
+  const groupClaim = claims[mapping.groups ?? 'groups'];
+  const groups = typeof groupClaim === 'string' ? globList([groupClaim]) : globList(groupClaim);
+  if (dags === false || workspaces === false || scopes === false || groups === false) return undefined;
   const name = [claims.username, claims.preferred_username, claims.email].find(
     (value): value is string => typeof value === 'string' && value.trim().length > 0,
   );
@@ -132,6 +134,7 @@ export function identityFromClaims(
     ...(dags === undefined ? {} : { dags }),
     ...(workspaces === undefined ? {} : { workspaces }),
     ...(scopes === undefined ? {} : { scopes }),
+    ...(groups === undefined ? {} : { groups }),
   });
 }
 
@@ -139,6 +142,8 @@ export function identityFromClaims(
 export interface ClaimMapping {
   identity: string;
   role: string;
+  /** The claim listing the caller's groups (default `groups`). */
+  groups?: string;
 }
 
 export const DAGU_CLAIMS: ClaimMapping = { identity: 'sub', role: 'role' };

@@ -148,7 +148,7 @@ describe('API key store', () => {
       assert.equal(store.reload(), false);
       assert.equal(store.find(KEY_A)?.identity.id, 'a', 'the previous keys stay in force');
       assert.deepEqual(results, ['ok', 'error']);
-      assert.match(log.text(), /reload failed; the 2 keys loaded before stay in force/);
+      assert.match(log.text(), /reload failed; the API keys loaded before stay in force \{[^\n]*"keys":2/);
       assert.match(log.text(), /unknown role \\"root\\"/);
     } finally {
       store.close();
@@ -171,6 +171,23 @@ describe('API key store', () => {
       assert.equal(store.size, 1);
     } finally {
       store.close();
+    }
+  });
+});
+
+describe('API key file errors', () => {
+  it('never quote the file: a syntax error names its position only (the text may hold a key)', () => {
+    const secret = 'dmg_pasted_0123456789abcdefghijklmnopqrstuvwxyz';
+    for (const [name, text] of [
+      ['keys.json', `{"keys": [${secret}]}`],
+      ['keys.yaml', `keys:\n  - name: a\n    key: "${secret}\n  bad: [`],
+    ] as const) {
+      const file = writeTemp(tempDir(), name, text);
+      assert.throws(
+        () => createApiKeyStore(file, { watch: false, signals: false }),
+        (error: Error) =>
+          error.message.includes('cannot parse') && !error.message.includes(secret.slice(0, 12)),
+      );
     }
   });
 });
