@@ -1,15 +1,36 @@
 #!/usr/bin/env bash
-# Prepares the Python used to write cross-check workbook fixtures (openpyxl, msoffcrypto-tool from
-# PyPI) in a virtual environment inside the project's cache, and prints its interpreter's path on the
-# last line. Reuses the environment when it is already there. Exits non-zero with the reason otherwise.
+# Prepares a Python from PyPI in a virtual environment inside the project's cache, and prints its
+# interpreter's path on the last line. Reuses the environment when it is already there. Exits non-zero
+# with the reason otherwise.
+#
+#   usage: python-fixtures.sh [workbook|mcp-client]        default: workbook
+#
+#   workbook     openpyxl and msoffcrypto-tool: they write the cross-check workbook fixtures
+#   mcp-client   the Python MCP SDK (`mcp`, with its OAuth client): test/support/python/oauth_read.py
 set -euo pipefail
 
 cache_root="${DAGU_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/dagu-mcp-gateway}"
-venv="$cache_root/python-fixtures"
+set_name="${1:-workbook}"
+case "$set_name" in
+  workbook)
+    venv="$cache_root/python-fixtures"
+    requirements=(openpyxl==3.1.5 msoffcrypto-tool==6.1.0)
+    probe='import openpyxl, msoffcrypto'
+    ;;
+  mcp-client)
+    # The pin is part of the folder name: a new pin gets a fresh environment.
+    venv="$cache_root/python-mcp-client-2.3.0"
+    requirements=(mcp==2.3.0)
+    probe='import mcp.client.auth, mcp.client.streamable_http, httpx2'
+    ;;
+  *)
+    echo "python-fixtures: unknown set \"$set_name\" (workbook or mcp-client)" >&2
+    exit 2
+    ;;
+esac
 python="$venv/bin/python"
-requirements=(openpyxl==3.1.5 msoffcrypto-tool==6.1.0)
 
-if [ -x "$python" ] && "$python" -c 'import openpyxl, msoffcrypto' 2>/dev/null; then
+if [ -x "$python" ] && "$python" -c "$probe" 2>/dev/null; then
   echo "$python"
   exit 0
 fi
@@ -32,5 +53,5 @@ mkdir -p "$cache_root"
 rm -rf "$venv"
 "$host_python" -m venv "$venv" >&2
 "$venv/bin/pip" install --quiet --disable-pip-version-check "${requirements[@]}" >&2
-"$python" -c 'import openpyxl, msoffcrypto' >&2
+"$python" -c "$probe" >&2
 echo "$python"

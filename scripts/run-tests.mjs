@@ -11,7 +11,8 @@
 // stopped at the end, also on failure and on signals. If a Dagu cannot be provided the run fails with
 // the reason: integration tests are never skipped. At the end the runner prints test counts per Dagu.
 //
-// Under CI=true a missing tool fails the run (the Python of the workbook cross-checks included).
+// Under CI=true a missing tool fails the run (the Pythons of the workbook cross-checks and of the OAuth
+// end-to-end test included).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -121,6 +122,27 @@ if (needsPython && env.WORKBOOK_FIXTURES_PYTHON === undefined) {
       process.exit(1);
     }
     console.warn(`python fixtures unavailable: ${reason}`);
+  }
+}
+
+// The OAuth end-to-end test drives the Python MCP SDK's OAuth client as well (a client this project does
+// not write), from a cached virtualenv prepared the same way. Without it that test skips and says why;
+// under CI that is a failure.
+const needsMcpPython = files.some((file) => file.endsWith(`${sep}oauth-provider.e2e.test.ts`));
+if (needsMcpPython && env.MCP_CLIENT_PYTHON === undefined) {
+  const prepared = spawnSync('bash', [join('scripts', 'python-fixtures.sh'), 'mcp-client'], {
+    encoding: 'utf8',
+    env,
+  });
+  const python = prepared.stdout.trim().split('\n').at(-1);
+  if (prepared.status === 0 && python) env.MCP_CLIENT_PYTHON = python;
+  else {
+    const reason = prepared.stderr.trim().split('\n').at(-1) ?? '';
+    if (ci) {
+      console.error(`FAILED: the OAuth end-to-end test needs the Python MCP SDK (CI=true): ${reason}`);
+      process.exit(1);
+    }
+    console.warn(`Python MCP SDK unavailable: ${reason}`);
   }
 }
 

@@ -1,6 +1,7 @@
 // Installs the tools CI runs beside the gateway (scripts/test-tools/package.json: the MCP conformance
-// suite, official Node 22 and 24 binaries from the npm registry) into a cache folder keyed by their
-// lockfile, once; later runs reuse it. Idempotent; a failed install fails the run (never a skip).
+// suite, MCP Inspector, official Node 22 and 24 binaries from the npm registry) into a cache folder
+// keyed by their lockfile, once; later runs reuse it. Idempotent; a failed install fails the run
+// (never a skip).
 //
 //   node scripts/test-tools.mjs        prints the cache folder
 //   import { testTools } from './test-tools.mjs'
@@ -48,6 +49,16 @@ export function testTools() {
     node22: join(modules, 'node22', 'bin', 'node'),
     node24: join(modules, 'node24', 'bin', 'node'),
     conformance: join(modules, '@modelcontextprotocol', 'conformance', 'dist', 'index.js'),
+    // MCP Inspector's launcher (`--cli` for the headless CLI); it declares node >=22.19: run it with node22.
+    inspector: join(
+      modules,
+      '@modelcontextprotocol',
+      'inspector',
+      'clients',
+      'launcher',
+      'build',
+      'index.js',
+    ),
   };
 }
 

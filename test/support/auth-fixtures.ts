@@ -115,9 +115,9 @@ export interface CapturedGateway extends RunningGateway {
 }
 
 /**
- * Starts the real gateway (buildApp + listen on 127.0.0.1) like test/support/gateway.ts, with the audit
- * log in a temp file (unless AUDIT_LOG is given) and the application log captured at `logLevel`
- * (default `silent`: nothing is logged).
+ * Starts the real gateway (buildApp + listen on 127.0.0.1, on PORT or else a free port) like
+ * test/support/gateway.ts, with the audit log in a temp file (unless AUDIT_LOG is given) and the
+ * application log captured at `logLevel` (default `silent`: nothing is logged).
  */
 export async function startCapturedGateway(
   env: Record<string, string>,
@@ -136,7 +136,7 @@ export async function startCapturedGateway(
   const level = options.logLevel ?? 'silent';
   const logger = level === 'silent' ? (false as const) : { level, stream };
   const gateway = await buildApp(config, { logger });
-  await gateway.app.listen({ host: config.host, port: 0 });
+  await gateway.app.listen({ host: config.host, port: config.port });
   const { port } = gateway.app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
   const auditText = () => {

@@ -13,7 +13,10 @@ export interface RunningGateway extends GatewayApp {
   mcpUrl: string;
 }
 
-/** Starts the real gateway on 127.0.0.1 (free port) with the given environment; audit goes to a temp file. */
+/**
+ * Starts the real gateway on 127.0.0.1 with the given environment (PORT: default 0, a free port);
+ * audit goes to a temp file.
+ */
 export async function startGateway(
   env: Record<string, string>,
   options: Omit<BuildOptions, 'logger'> = {},
@@ -21,7 +24,7 @@ export async function startGateway(
   const auditLog = join(mkdtempSync(join(tmpdir(), 'gateway-audit-')), 'audit.log');
   const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', AUDIT_LOG: auditLog, ...env });
   const gateway = await buildApp(config, { logger: false, ...options });
-  await gateway.app.listen({ host: config.host, port: 0 });
+  await gateway.app.listen({ host: config.host, port: config.port });
   const { port } = gateway.app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
   return { ...gateway, baseUrl, mcpUrl: `${baseUrl}${config.mcpPath}` };
