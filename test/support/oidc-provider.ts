@@ -39,6 +39,12 @@ export interface AuthorizationServerOptions {
   scopes?: readonly string[];
   /** Accounts the login route accepts: account id → password. Default `{ alice: <random> }`. */
   accounts?: Record<string, string>;
+  /**
+   * `false` keeps no `scope` on a registered client, so it may later ask for more of the resource's
+   * scopes (MCP step-up; consent still decides). oidc-provider pins a client to the scope it registered
+   * with, and the MCP SDKs register with the scope of the first challenge. Default true (pinned).
+   */
+  pinClientScopes?: boolean;
 }
 
 export interface AuthorizationServer {
@@ -77,7 +83,10 @@ interface StoredEntry {
  * oidc-provider's storage interface over one Map per authorization server (the library's bundled
  * MemoryAdapter keeps one module-wide store, which two servers or a re-created provider would share).
  */
-function memoryAdapterFactory(store: Map<string, StoredEntry>): (name: string) => Adapter {
+function memoryAdapterFactory(
+  store: Map<string, StoredEntry>,
+  pinClientScopes: boolean,
+): (name: string) => Adapter {
   const live = (key: string): AdapterPayload | undefined => {
     const entry = store.get(key);
     if (entry === undefined) return undefined;
@@ -98,6 +107,11 @@ function memoryAdapterFactory(store: Map<string, StoredEntry>): (name: string) =
     return {
       async upsert(id, payload, expiresIn) {
         const expiresAt = typeof expiresIn === 'number' ? Date.now() + expiresIn * 1000 : Infinity;
+        if (name === 'Client' && !pinClientScopes) {
+          const { scope: _registered, ...unpinned } = payload;
+          store.set(key(id), { payload: unpinned, expiresAt });
+          return;
+        }
         store.set(key(id), { payload, expiresAt });
       },
       async find(id) {
@@ -166,7 +180,7 @@ export async function startAuthorizationServer(
   const issuer = `http://127.0.0.1:${port}`;
 
   const configuration = (): Configuration => ({
-    adapter: memoryAdapterFactory(store),
+    adapter: memoryAdapterFactory(store, options.pinClientScopes ?? true),
     jwks: { keys },
     cookies: { keys: cookieKeys },
     // OpenID's scopes (`offline_access` asks for a refresh token) and the resource servers' ones.

@@ -7,6 +7,8 @@
 // token is signed with).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -16,6 +18,7 @@ import {
   OAuthError,
   refreshAuthorization,
   StreamableHTTPClientTransport,
+  UnauthorizedError,
 } from '@modelcontextprotocol/client';
 // @ts-expect-error: a plain .mjs helper without type declarations
 import { testTools } from '../../../scripts/test-tools.mjs';
@@ -40,6 +43,7 @@ import {
   DAGU_SCOPES,
   startAuthorizationServer,
 } from '../../support/oidc-provider.ts';
+import { writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 
 /** The gateway's defaults (src/auth/jwt.ts, src/auth/jwks.ts): `exp` skew, and one JWKS fetch per 30 s. */
 const GATEWAY_CLOCK_TOLERANCE_MS = 30_000;
@@ -55,13 +59,18 @@ let as: AuthorizationServer;
 let gateway: CapturedGateway;
 let publicUrl: string;
 let resource: string;
+let workbookDir: string;
 const user = { login: 'alice', password: '' };
 const open: OAuthConnection[] = [];
 
 before(async () => {
+  workbookDir = mkdtempSync(join(tmpdir(), 'oauth-workbooks-'));
+  await writeSmallWorkbook(join(workbookDir, 'small.xlsx'));
   dagu = await getTestDagu();
   as = await startAuthorizationServer({
     accessTokenTTL: ({ clientName }) => (clientName === SHORT_LIVED ? SHORT_TTL : 600),
+    // Clients may step up to the workbook scope after registering with the read scope alone.
+    pinClientScopes: false,
   });
   user.password = as.accounts.alice!;
   // The resource URI names the gateway's port, so the port is chosen before either starts.
@@ -86,7 +95,8 @@ const gatewayEnv = (port: number): Record<string, string> => ({
   PUBLIC_URL: publicUrl,
   AUTH_JWKS_URL: as.jwksUrl,
   AUTH_JWT_ISSUER: as.issuer,
-  AUTH_JWT_AUDIENCE: resource,
+  // No AUTH_JWT_AUDIENCE: the audience is this resource, <PUBLIC_URL>/mcp.
+  WORKBOOK_ROOTS: workbookDir,
 });
 
 // ---- helpers ----------------------------------------------------------------------------------
@@ -262,9 +272,7 @@ describe('discovery', () => {
     }
   });
 
-  test('the protected-resource metadata lists the scopes the gateway enforces', {
-    todo: 'scope enforcement lands in the gateway',
-  }, async () => {
+  test('the protected-resource metadata lists the scopes the gateway enforces', async () => {
     const metadata = (await (
       await fetch(`${publicUrl}/.well-known/oauth-protected-resource/mcp`)
     ).json()) as Record<string, unknown>;
@@ -355,9 +363,7 @@ describe('refusals', () => {
     assert.equal(afterCount, before + 1);
   });
 
-  test('a token without the read scope gets 403 insufficient_scope naming dagu.read (step-up)', {
-    todo: 'scope enforcement lands in the gateway',
-  }, async () => {
+  test('a token without the read scope gets 403 insufficient_scope naming dagu.read (step-up)', async () => {
     const machine = await registerMachineClient();
     const token = await machineToken(machine, { scope: 'dagu.workbook' });
     assert.equal(decodeJwt(token).payload.scope, 'dagu.workbook');
@@ -367,6 +373,27 @@ describe('refusals', () => {
     assert.match(challenge, /^Bearer /);
     assert.match(challenge, /error="insufficient_scope"/);
     assert.match(challenge, /scope="dagu\.read"/);
+  });
+
+  test('the SDK client steps up: a workbook read with dagu.read alone gets 403, re-authorizes with dagu.workbook, reads', async () => {
+    const { client, transport, provider } = await connectOAuth();
+    assert.equal(decodeJwt((await provider.tokens())!.access_token).payload.scope, 'dagu.read');
+    const args = { target: 'workbook', path: join(workbookDir, 'small.xlsx') };
+    const refusalsBefore = gateway.auditLines().filter((line) => line.reason === 'insufficient_scope').length;
+    // The SDK meets the 403 insufficient_scope, asks for the union of scopes and sends the user agent.
+    await assert.rejects(client.callTool({ name: 'dagu_read', arguments: args }), UnauthorizedError);
+    await transport.finishAuth(await provider.callbackParams());
+    const result = (await client.callTool({ name: 'dagu_read', arguments: args })) as {
+      isError?: boolean;
+      structuredContent?: { data?: { sheets?: unknown[] } };
+    };
+    assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
+    assert.ok(Array.isArray(result.structuredContent?.data?.sheets));
+    const granted = decodeJwt((await provider.tokens())!.access_token).payload.scope?.split(' ') ?? [];
+    assert.deepEqual(granted.sort(), ['dagu.read', 'dagu.workbook']);
+    const refusals = gateway.auditLines().filter((line) => line.reason === 'insufficient_scope');
+    assert.equal(refusals.length, refusalsBefore + 1);
+    assert.equal(refusals.at(-1)?.http_status, 403);
   });
 
   test('a revoked client gets no more tokens and its refresh fails; its live JWT stays valid until exp', async () => {
