@@ -16,6 +16,7 @@ import { createDaguReadiness, type DaguReadiness, healthRoutes } from './http/he
 import { mcpRoute } from './http/mcp-route.ts';
 import { advertisedAuthorizationServers, protectedResourceRoutes } from './http/protected-resource.ts';
 import { hostOriginHook } from './http/security.ts';
+import { tlsServerOptions } from './http/tls.ts';
 import { createLeanPath } from './mcp/lean.ts';
 import { createMcpEndpoint, createMcpServer, type McpServerOptions, serverInfo } from './mcp/server.ts';
 import { type CacheUse, createMetrics, type GatewayMetrics } from './metrics/metrics.ts';
@@ -63,7 +64,9 @@ const LOG_SERIALIZERS = {
 
 /** Builds the whole gateway from its configuration: every expensive object is created here, once. */
 export async function buildApp(config: GatewayConfig, options: BuildOptions = {}): Promise<GatewayApp> {
+  const tls = tlsServerOptions(config);
   const app = Fastify({
+    ...tls.serverOptions,
     logger:
       options.logger === false
         ? false
@@ -78,6 +81,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     onConstructorPoisoning: 'ignore',
     requestIdHeader: false,
   });
+  tls.watch(app.server, app.log);
   const metrics = createMetrics();
   const audit = createAuditLog(config.auditLog, { metrics, log: app.log });
   const authenticator = await createAuthenticator(config, app.log, { keys: { onReload: metrics.keyReload } });
@@ -214,6 +218,7 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     createMcpServer: () => createMcpServer(serverOptions),
     close: async () => {
       readiness.close();
+      tls.close();
       await app.close();
       await sharedRateLimit?.close();
       await endpoint.close();
