@@ -67,6 +67,8 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
   const tls = tlsServerOptions(config);
   const app = Fastify({
     ...tls.serverOptions,
+    // Forwarded headers count only from the listed proxies (TRUST_PROXY); none by default.
+    ...(config.trustProxy.length > 0 ? { trustProxy: config.trustProxy } : {}),
     logger:
       options.logger === false
         ? false
