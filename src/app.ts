@@ -14,6 +14,7 @@ import { mcpPlugin } from './http/mcp-route.ts';
 import { metricsRoutePlugin } from './http/metrics-route.ts';
 import { protectedResourcePlugin } from './http/protected-resource.ts';
 import { hostOriginPlugin } from './http/security.ts';
+import { type GatewayTls, tlsServerOptions } from './http/tls.ts';
 import type { GatewayMetrics } from './metrics/metrics.ts';
 
 export interface GatewayApp {
@@ -49,8 +50,11 @@ const LOG_SERIALIZERS = {
   }),
 };
 
-function createFastify(config: GatewayConfig, options: BuildOptions): FastifyInstance {
+function createFastify(config: GatewayConfig, options: BuildOptions, tls: GatewayTls): FastifyInstance {
   return Fastify({
+    ...tls.serverOptions,
+    // Forwarded headers count only from the listed proxies (TRUST_PROXY); none by default.
+    ...(config.trustProxy.length > 0 ? { trustProxy: config.trustProxy } : {}),
     logger:
       options.logger === false
         ? false
@@ -76,7 +80,11 @@ const mcpRouteLogLevel = (level: string) =>
  * Each plugin owns what it creates and releases it on close; the core closes last.
  */
 export async function buildApp(config: GatewayConfig, options: BuildOptions = {}): Promise<GatewayApp> {
-  const app = createFastify(config, options);
+  const tls = tlsServerOptions(config);
+  const app = createFastify(config, options, tls);
+  // Renewed certificate files are read again and used for new connections (closed with the app).
+  tls.watch(app.server, app.log);
+  app.addHook('onClose', async () => tls.close());
   const core: GatewayCore = createGatewayCore(config, app.log);
   try {
     await registerPlugins(app, core, config, options);

@@ -11,6 +11,13 @@ export interface GatewayConfig {
   mcpPath: string;
   /** Public base URL (scheme://host[:port]) used in the protected-resource metadata; derived when unset. */
   publicUrl: string | undefined;
+  /** Native TLS (HTTPS) from a PEM certificate chain and key, reloaded when the files change; unset: plain HTTP. */
+  tls: { certFile: string; keyFile: string } | undefined;
+  /**
+   * Addresses and CIDR ranges of reverse proxies whose `X-Forwarded-For/-Proto/-Host` are believed
+   * (Fastify's `trustProxy`); empty: forwarded headers are ignored.
+   */
+  trustProxy: string[];
   logLevel: string;
   dagu: {
     url: string;
@@ -106,6 +113,19 @@ export function isLoopbackHost(host: string): boolean {
   return bare === '::1';
 }
 
+/** Named ranges Fastify's trustProxy (proxy-addr) understands. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An IP address, a CIDR range with a prefix its family allows, or a named range. */
+export function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, prefix, extra] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
 const list = (value: unknown): string[] | undefined =>
   typeof value === 'string'
     ? value
@@ -138,6 +158,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     (key) => v[key] !== undefined,
   );
   if (jwtModes.length > 1) problems.push(`${jwtModes.join(', ')}: set at most one JWT verification mode`);
+  const tlsFiles = ['TLS_CERT_FILE', 'TLS_KEY_FILE'] as const;
+  const tlsGiven = tlsFiles.filter((key) => v[key] !== undefined);
+  if (tlsGiven.length === 1) {
+    const missing = tlsFiles.find((key) => v[key] === undefined)!;
+    problems.push(`${missing}: must be set too when ${tlsGiven[0]} is set (HTTPS needs both files)`);
+  }
+  const trustProxy = list(v.TRUST_PROXY) ?? [];
+  const badProxies = trustProxy.filter((entry) => !isProxyAddress(entry));
+  if (badProxies.length > 0 && !problems.some((line) => line.startsWith('TRUST_PROXY:'))) {
+    problems.push(
+      `TRUST_PROXY: must be ${allowedText('TRUST_PROXY')} (got ${badProxies.map((entry) => JSON.stringify(entry)).join(', ')})`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const host = str('HOST')!;
@@ -150,6 +183,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     port: num('PORT'),
     mcpPath: str('MCP_PATH')!,
     publicUrl: str('PUBLIC_URL'),
+    tls:
+      str('TLS_CERT_FILE') === undefined
+        ? undefined
+        : { certFile: str('TLS_CERT_FILE')!, keyFile: str('TLS_KEY_FILE')! },
+    trustProxy,
     logLevel: str('LOG_LEVEL')!,
     dagu: {
       url: str('DAGU_URL')!.replace(/\/+$/, ''),

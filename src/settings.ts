@@ -25,6 +25,9 @@ export const ENV_SCHEMA = {
     PORT: integer(0, 65535, 8090),
     MCP_PATH: { type: 'string', pattern: '^/[A-Za-z0-9/_.-]*$', default: '/mcp' },
     PUBLIC_URL: { type: 'string', pattern: '^https?://[^/?#]+$' },
+    TLS_CERT_FILE: text,
+    TLS_KEY_FILE: text,
+    TRUST_PROXY: text,
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     DAGU_URL: { type: 'string', pattern: '^https?://[^?#]+$', default: 'http://127.0.0.1:8080' },
     DAGU_API_BASE: { type: 'string', pattern: '^(auto|/[A-Za-z0-9/_.-]*[^/])$', default: 'auto' },
@@ -98,6 +101,15 @@ const SETTING_TEXT = {
   PUBLIC_URL: {
     help: 'public base URL for the OAuth protected-resource metadata (derived from the request when unset)',
     allowed: 'an http:// or https:// origin without a path, query or fragment (https://mcp.example.com)',
+  },
+  TLS_CERT_FILE: {
+    help: 'PEM certificate chain for HTTPS (with TLS_KEY_FILE; reloaded when the file changes)',
+  },
+  TLS_KEY_FILE: { help: 'PEM private key for HTTPS (with TLS_CERT_FILE; reloaded when the file changes)' },
+  TRUST_PROXY: {
+    help: 'reverse proxies whose X-Forwarded-* headers are believed, comma-separated (unset: none)',
+    allowed:
+      'IP addresses or CIDR ranges (10.0.0.0/8, ::1/128) or loopback, linklocal, uniquelocal, comma-separated',
   },
   LOG_LEVEL: { help: 'application log level (JSON lines)' },
   DAGU_URL: {

@@ -72,13 +72,21 @@ export interface ToolResult {
 
 const CLIENT_INFO = { name: 'gateway-tests', version: '1.0.0' };
 
+/** Transport options beyond headers: `fetch` replaces the global one (an HTTPS agent trusting a test CA). */
+export interface TransportOptions {
+  fetch?: (url: string | URL, init?: RequestInit) => Promise<Response>;
+}
+
 /** The v2 SDK client pinned to the current protocol revision (no initialize, no session). */
 export async function connectModern(
   mcpUrl: string,
   headers: Record<string, string> = {},
+  transport: TransportOptions = {},
 ): Promise<TestClient> {
   const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers }, ...transport }),
+  );
   return wrap('modern', client);
 }
 
@@ -86,9 +94,10 @@ export async function connectModern(
 export async function connectLegacy(
   mcpUrl: string,
   headers: Record<string, string> = {},
+  transport: TransportOptions = {},
 ): Promise<TestClient> {
   const client = new LegacyClient(CLIENT_INFO);
-  await client.connect(new LegacyTransport(new URL(mcpUrl), { requestInit: { headers } }));
+  await client.connect(new LegacyTransport(new URL(mcpUrl), { requestInit: { headers }, ...transport }));
   return wrap('legacy', client);
 }
 

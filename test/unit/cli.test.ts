@@ -51,6 +51,25 @@ test('help lists every setting once, with its default', () => {
   }
 });
 
+test('the HTTPS settings are flags like every other and --help lists them', () => {
+  assert.deepEqual(
+    parseCommandLine([
+      '--tls-cert-file',
+      '/tls/crt.pem',
+      '--tls-key-file=/tls/key.pem',
+      '--trust-proxy',
+      '10.0.0.0/8',
+    ]),
+    {
+      kind: 'serve',
+      stdio: false,
+      settings: { TLS_CERT_FILE: '/tls/crt.pem', TLS_KEY_FILE: '/tls/key.pem', TRUST_PROXY: '10.0.0.0/8' },
+    },
+  );
+  const help = helpText('9.9.9');
+  for (const name of ['TLS_CERT_FILE', 'TLS_KEY_FILE', 'TRUST_PROXY']) assert.ok(help.includes(name), name);
+});
+
 test('.env is read from the folder; variables already in the environment win', () => {
   const folder = mkdtempSync(join(tmpdir(), 'gateway-dotenv-'));
   const keys = ['GATEWAY_DOTENV_TEST_SET', 'GATEWAY_DOTENV_TEST_NEW'] as const;

@@ -166,3 +166,45 @@ test('the workbook pool gives one caller half of the workers by default, never m
   assert.equal(pool({ WORKBOOK_MAX_CONCURRENT: '2', WORKBOOK_MAX_PER_CALLER: '9' }).maxPerCaller, 2);
   assert.throws(() => loadConfig({ WORKBOOK_MAX_SPIN_COUNT: '10000001' }), /WORKBOOK_MAX_SPIN_COUNT/);
 });
+
+test('TLS: both files or neither; a missing half is named', () => {
+  assert.equal(loadConfig({}).tls, undefined);
+  assert.deepEqual(loadConfig({ TLS_CERT_FILE: ' /etc/gw/tls.crt ', TLS_KEY_FILE: '/etc/gw/tls.key' }).tls, {
+    certFile: '/etc/gw/tls.crt',
+    keyFile: '/etc/gw/tls.key',
+  });
+  assert.throws(
+    () => loadConfig({ TLS_CERT_FILE: '/etc/gw/tls.crt' }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.deepEqual(error.problems, [
+        'TLS_KEY_FILE: must be set too when TLS_CERT_FILE is set (HTTPS needs both files)',
+      ]);
+      return true;
+    },
+  );
+  assert.throws(
+    () => loadConfig({ TLS_KEY_FILE: '/etc/gw/tls.key' }),
+    /TLS_CERT_FILE: must be set too when TLS_KEY_FILE is set/,
+  );
+});
+
+test('TRUST_PROXY: off by default; addresses, CIDR ranges and named ranges; anything else is named', () => {
+  assert.deepEqual(loadConfig({}).trustProxy, []);
+  assert.deepEqual(
+    loadConfig({ TRUST_PROXY: '10.0.0.7, 192.168.0.0/16,::1, fd00::/8, loopback' }).trustProxy,
+    ['10.0.0.7', '192.168.0.0/16', '::1', 'fd00::/8', 'loopback'],
+  );
+  for (const bad of ['true', '*', '10.0.0.0/33', '::/129', 'proxy.example', '10.0.0.1/8/8', '1']) {
+    assert.throws(
+      () => loadConfig({ TRUST_PROXY: `127.0.0.1,${bad}` }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.problems.length, 1, error.problems.join('\n'));
+        assert.match(error.problems[0]!, /^TRUST_PROXY: must be IP addresses or CIDR ranges/);
+        assert.ok(error.problems[0]!.includes(JSON.stringify(bad)), error.problems[0]);
+        return true;
+      },
+    );
+  }
+});

@@ -1,0 +1,242 @@
+// Native TLS end to end: a test CA made at test time, the real gateway serving HTTPS from
+// TLS_CERT_FILE/TLS_KEY_FILE, both MCP clients (v2 and v1 SDK) reading the real Dagu over HTTP/1.1 and
+// HTTP/2, plain HTTP refused on the TLS port, and a renewed certificate (renamed over the served
+// files) shown to new connections without a restart while an invalid one is refused and logged.
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect as http2Connect } from 'node:http2';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { buildApp } from '../../../src/app.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { CONNECTORS } from '../../support/gateway.ts';
+import {
+  createTestCa,
+  type IssuedCertificate,
+  peerCertificate,
+  type RunningTlsGateway,
+  replaceByRename,
+  startTlsGateway,
+  type TestCa,
+  trustingFetch,
+} from '../../support/tls.ts';
+
+let dagu: TestDagu;
+let ca: TestCa;
+let first: IssuedCertificate;
+let second: IssuedCertificate;
+/** The folder the gateway's TLS_CERT_FILE and TLS_KEY_FILE live in (replaced during the test). */
+let served: string;
+let gateway: RunningTlsGateway;
+
+const servedCert = () => join(served, 'tls.crt');
+const servedKey = () => join(served, 'tls.key');
+
+before(async () => {
+  dagu = await getTestDagu();
+  ca = createTestCa();
+  first = ca.issue('first');
+  second = ca.issue('second');
+  served = mkdtempSync(join(tmpdir(), 'gateway-served-tls-'));
+  copyFileSync(first.certFile, servedCert());
+  copyFileSync(first.keyFile, servedKey());
+  gateway = await startTlsGateway({
+    DAGU_URL: dagu.url,
+    DAGU_API_BASE: dagu.apiBase,
+    TLS_CERT_FILE: servedCert(),
+    TLS_KEY_FILE: servedKey(),
+  });
+});
+after(async () => {
+  await gateway?.close();
+  await dagu?.stop();
+  ca?.remove();
+  if (served) rmSync(served, { recursive: true, force: true });
+});
+
+/** The JSON body and status of a POST over a node:http2 session. */
+function http2Post(
+  session: ReturnType<typeof http2Connect>,
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':method': 'POST', ':path': path, ...headers });
+    let status = 0;
+    let text = '';
+    stream.on('response', (answer) => {
+      status = Number(answer[':status']);
+    });
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    stream.on('end', () => resolve({ status, body: JSON.parse(text) as Record<string, unknown> }));
+    stream.on('error', reject);
+    stream.end(JSON.stringify(body));
+  });
+}
+
+describe('HTTPS with the test CA', () => {
+  test('the gateway logs the certificate it serves and listens on https', () => {
+    const loaded = gateway.log.lines.find((line) => line.msg === 'TLS certificate loaded');
+    assert.equal(loaded?.serial, first.serial);
+    assert.equal(loaded?.http2, true);
+  });
+
+  for (const era of ['modern', 'legacy'] as const) {
+    for (const allowH2 of [false, true]) {
+      const version = allowH2 ? '2.0' : '1.1';
+      test(`the ${era} SDK client lists tools and reads over HTTP/${version === '2.0' ? '2' : '1.1'}`, async () => {
+        const https = trustingFetch(ca.caPem, { allowH2 });
+        const seen = gateway.httpVersions.length;
+        const client = await CONNECTORS[era](gateway.mcpUrl, {}, { fetch: https.fetch });
+        try {
+          const { tools } = await client.listTools();
+          assert.ok(tools.some((tool) => tool.name === 'dagu_read'));
+          const result = await client.callTool({ target: 'dags' });
+          assert.notEqual(result.isError, true, JSON.stringify(result.content));
+          assert.equal(result.structuredContent?.target, 'dags');
+        } finally {
+          await client.close();
+          await https.close();
+        }
+        const versions = new Set(gateway.httpVersions.slice(seen));
+        assert.deepEqual([...versions], [version], 'every request used the expected HTTP version');
+      });
+    }
+  }
+
+  test('the protected-resource metadata names the https URL the client used', async () => {
+    const https = trustingFetch(ca.caPem);
+    try {
+      const answer = await https.fetch(`${gateway.baseUrl}/.well-known/oauth-protected-resource/mcp`);
+      assert.equal(answer.status, 200);
+      const metadata = (await answer.json()) as { resource: string };
+      assert.equal(metadata.resource, gateway.mcpUrl);
+      assert.match(metadata.resource, /^https:\/\/localhost:\d+\/mcp$/);
+    } finally {
+      await https.close();
+    }
+  });
+
+  test('an untrusted certificate is refused by the client (the CA is what makes it work)', async () => {
+    await assert.rejects(
+      fetch(`${gateway.baseUrl}/healthz`),
+      (error: Error & { cause?: { code?: string } }) => {
+        assert.match(String(error.cause?.code), /SELF_SIGNED|UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY/);
+        return true;
+      },
+    );
+  });
+
+  test('plain HTTP to the TLS port gets no answer', async () => {
+    await assert.rejects(fetch(`http://127.0.0.1:${gateway.port}/healthz`));
+  });
+
+  test('a node:http2 client negotiates h2 by ALPN and calls dagu_read', async () => {
+    const session = http2Connect(gateway.baseUrl, { ca: ca.caPem });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        session.once('connect', () => resolve());
+        session.once('error', reject);
+      });
+      assert.equal(session.alpnProtocol, 'h2');
+      const answer = await http2Post(
+        session,
+        '/mcp',
+        {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'dagu_read', arguments: { target: 'dags' } },
+        },
+      );
+      assert.equal(answer.status, 200);
+      const result = answer.body.result as { isError?: boolean; structuredContent?: { target?: string } };
+      assert.notEqual(result.isError, true, JSON.stringify(answer.body));
+      assert.equal(result.structuredContent?.target, 'dags');
+    } finally {
+      session.close();
+    }
+  });
+});
+
+describe('certificate renewal without a restart', () => {
+  test('files renamed over the served ones: new connections get the new certificate', async () => {
+    assert.equal((await peerCertificate(gateway.port, ca.caPem)).serialNumber.toUpperCase(), first.serial);
+    const mark = gateway.log.lines.length;
+    const reloaded = gateway.log.next(
+      (line) => line.msg === 'TLS certificate reloaded' && line.serial === second.serial,
+      mark,
+    );
+    replaceByRename(servedKey(), second.key);
+    replaceByRename(servedCert(), second.cert);
+    await reloaded;
+    assert.equal((await peerCertificate(gateway.port, ca.caPem)).serialNumber.toUpperCase(), second.serial);
+    // And the MCP clients keep working against the renewed certificate.
+    const https = trustingFetch(ca.caPem);
+    const client = await CONNECTORS.modern(gateway.mcpUrl, {}, { fetch: https.fetch });
+    try {
+      assert.notEqual((await client.callTool({ target: 'dags' })).isError, true);
+    } finally {
+      await client.close();
+      await https.close();
+    }
+  });
+
+  test('an unreadable certificate is logged and the current one kept', async () => {
+    const mark = gateway.log.lines.length;
+    const refused = gateway.log.next(
+      (line) =>
+        line.msg === 'TLS certificate reload failed; still serving the current certificate' &&
+        String(line.reason).startsWith('TLS_CERT_FILE:'),
+      mark,
+    );
+    replaceByRename(servedCert(), 'not a certificate\n');
+    const line = await refused;
+    assert.equal(line.level, 40, 'a warning');
+    assert.equal(line.serial, second.serial);
+    assert.equal((await peerCertificate(gateway.port, ca.caPem)).serialNumber.toUpperCase(), second.serial);
+  });
+
+  test('a certificate whose key is not the served key is logged and the current pair kept', async () => {
+    const mark = gateway.log.lines.length;
+    const refused = gateway.log.next(
+      (line) =>
+        line.msg === 'TLS certificate reload failed; still serving the current certificate' &&
+        String(line.reason).startsWith('TLS_KEY_FILE:'),
+      mark,
+    );
+    replaceByRename(servedCert(), first.cert);
+    const line = await refused;
+    assert.doesNotMatch(JSON.stringify(line), /PRIVATE KEY/, 'the key never reaches the log');
+    assert.equal((await peerCertificate(gateway.port, ca.caPem)).serialNumber.toUpperCase(), second.serial);
+  });
+});
+
+describe('start-up with TLS files that cannot serve', () => {
+  const base = () => ({ HOST: '127.0.0.1', PORT: '0', AUDIT_LOG: 'stderr', DAGU_URL: dagu.url });
+
+  test('a missing file stops the start naming its setting', async () => {
+    const config = loadConfig({
+      ...base(),
+      TLS_CERT_FILE: join(ca.dir, 'absent.pem'),
+      TLS_KEY_FILE: first.keyFile,
+    });
+    await assert.rejects(buildApp(config, { logger: false }), /^Error: TLS_CERT_FILE: cannot read .*ENOENT/);
+  });
+
+  test('a key that does not match the certificate stops the start naming TLS_KEY_FILE', async () => {
+    const config = loadConfig({ ...base(), TLS_CERT_FILE: first.certFile, TLS_KEY_FILE: second.keyFile });
+    await assert.rejects(buildApp(config, { logger: false }), /^Error: TLS_KEY_FILE: /);
+  });
+});
