@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { skipUnlessCI } from '../../support/ci.ts';
 import { deployTool, readRepoYaml, repoPath, run } from './tools.ts';
 
 const RULES = repoPath('deploy', 'prometheus', 'rules', 'dagu-mcp-gateway.rules.yml');
@@ -19,7 +20,7 @@ interface UnitTests {
 }
 
 const promtool = deployTool('promtool');
-const skip = promtool.reason ?? false;
+const skip = skipUnlessCI(promtool.reason);
 const alerts = readRepoYaml<RuleFile>('deploy', 'prometheus', 'rules', 'dagu-mcp-gateway.rules.yml')
   .groups.flatMap((group) => group.rules)
   .flatMap((rule) => (rule.alert === undefined ? [] : [rule.alert]));
