@@ -58,14 +58,19 @@ find_go() {
   exit 1
 }
 
+# Prints the path of a command, or fails naming it (an installed package whose binary is not on PATH).
+on_path() {
+  command -v "$1" || { echo "deploy-tools: $1 is not on PATH ($PATH) after installing $2" >&2; exit 1; }
+}
+
 case "$tool" in
   promtool | prometheus)
     command -v "$tool" >/dev/null 2>&1 || apt_install prometheus
-    command -v "$tool"
+    on_path "$tool" prometheus
     ;;
   docker-compose)
     command -v docker-compose >/dev/null 2>&1 || apt_install docker-compose
-    command -v docker-compose
+    on_path docker-compose docker-compose
     ;;
   helm)
     target_dir="$cache_root/helm-$HELM_VERSION"
