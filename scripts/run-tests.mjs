@@ -220,4 +220,12 @@ for (const { label, files: count, code: exit, counts } of results) {
     .map((key) => `${counts[key] ?? 0} ${key}`);
   console.log(`  ${label}: ${parts.join(', ')} (${count} files${exit === 0 ? '' : `, exit ${exit}`})`);
 }
+// Under CI nothing may skip (skipUnlessCI throws there; this also catches a skip it was not asked about).
+const skippedUnderCI = results.filter(({ counts }) => (counts.skipped ?? 0) + (counts.todo ?? 0) > 0);
+if (ci && skippedUnderCI.length > 0) {
+  console.error(
+    `\nFAILED: under CI no test may skip or be a todo: ${skippedUnderCI.map(({ label }) => label).join(', ')}`,
+  );
+  code ||= 1;
+}
 process.exit(code);
