@@ -27,7 +27,8 @@ apt_install() {
     echo "deploy-tools: $* not found: install it (Debian/Ubuntu: apt-get install $*)" >&2
     exit 1
   fi
-  if ! apt-cache policy "$@" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+  # (grep without -q: an early exit would fail the pipeline under pipefail and force an update.)
+  if ! apt-cache policy "$@" 2>/dev/null | grep 'Candidate: [0-9]' >/dev/null; then
     echo "deploy-tools: apt-get update" >&2
     apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
   fi
@@ -58,14 +59,32 @@ find_go() {
   exit 1
 }
 
+# Prints the first executable file named $1 on PATH (bash's `command -v` also names a file it cannot run).
+find_on_path() {
+  local dir dirs
+  IFS=: read -ra dirs <<<"$PATH"
+  for dir in "${dirs[@]}"; do
+    if [ -f "$dir/$1" ] && [ -x "$dir/$1" ]; then
+      printf '%s\n' "$dir/$1"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# Prints the path of a command, or fails naming it (an installed package whose binary is not on PATH).
+on_path() {
+  find_on_path "$1" || { echo "deploy-tools: $1 is not on PATH ($PATH) after installing $2" >&2; exit 1; }
+}
+
 case "$tool" in
   promtool | prometheus)
-    command -v "$tool" >/dev/null 2>&1 || apt_install prometheus
-    command -v "$tool"
+    find_on_path "$tool" >/dev/null || apt_install prometheus
+    on_path "$tool" prometheus
     ;;
   docker-compose)
-    command -v docker-compose >/dev/null 2>&1 || apt_install docker-compose
-    command -v docker-compose
+    find_on_path docker-compose >/dev/null || apt_install docker-compose
+    on_path docker-compose docker-compose
     ;;
   helm)
     target_dir="$cache_root/helm-$HELM_VERSION"

@@ -11,14 +11,15 @@
 // stopped at the end, also on failure and on signals. If a Dagu cannot be provided the run fails with
 // the reason: integration tests are never skipped. At the end the runner prints test counts per Dagu.
 //
-// Under CI=true a missing tool fails the run (the Pythons of the workbook cross-checks and of the OAuth
-// end-to-end test included).
+// Under CI (isCI(), scripts/ci.mjs: CI=true or 1; .ci/run sets it) a missing tool fails the run (the
+// Pythons of the workbook cross-checks and of the OAuth end-to-end test included).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
+import { isCI } from './ci.mjs';
 
-const ci = process.env.CI === 'true' || process.env.CI === '1';
+const ci = isCI();
 const args = process.argv.slice(2);
 
 /** Which integration files also run against the other generation's Dagu (paths with `/`). */
@@ -118,7 +119,7 @@ if (needsPython && env.WORKBOOK_FIXTURES_PYTHON === undefined) {
   else {
     const reason = prepared.stderr.trim().split('\n').at(-1) ?? '';
     if (ci) {
-      console.error(`FAILED: the workbook cross-checks need Python fixtures (CI=true): ${reason}`);
+      console.error(`FAILED: the workbook cross-checks need Python fixtures (CI): ${reason}`);
       process.exit(1);
     }
     console.warn(`python fixtures unavailable: ${reason}`);
@@ -239,5 +240,13 @@ for (const { label, files: count, code: exit, counts } of results) {
     .filter((key) => key === 'tests' || (counts[key] ?? 0) > 0 || key === 'pass' || key === 'fail')
     .map((key) => `${counts[key] ?? 0} ${key}`);
   console.log(`  ${label}: ${parts.join(', ')} (${count} files${exit === 0 ? '' : `, exit ${exit}`})`);
+}
+// Under CI nothing may skip (skipUnlessCI throws there; this also catches a skip it was not asked about).
+const skippedUnderCI = results.filter(({ counts }) => (counts.skipped ?? 0) + (counts.todo ?? 0) > 0);
+if (ci && skippedUnderCI.length > 0) {
+  console.error(
+    `\nFAILED: under CI no test may skip or be a todo: ${skippedUnderCI.map(({ label }) => label).join(', ')}`,
+  );
+  code ||= 1;
 }
 process.exit(code);

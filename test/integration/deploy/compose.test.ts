@@ -8,6 +8,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import picomatch from 'picomatch';
 import { loadConfig } from '../../../src/config.ts';
+import { skipUnlessCI } from '../../support/ci.ts';
 import { deployTool, namesTheGatewayReads, readRepoFile, readRepoYaml, repoPath, run } from './tools.ts';
 
 interface Service {
@@ -149,7 +150,7 @@ describe('docker-compose.yml', () => {
   });
 
   const dockerCompose = deployTool('docker-compose');
-  const skip = dockerCompose.reason ?? false;
+  const skip = skipUnlessCI(dockerCompose.reason);
   const configEnv = (extra: Record<string, string>) => {
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
     return env;

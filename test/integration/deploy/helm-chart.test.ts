@@ -12,6 +12,7 @@ import { after, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { parseApiKeys } from '../../../src/auth/api-keys.ts';
 import { loadConfig } from '../../../src/config.ts';
+import { skipUnlessCI } from '../../support/ci.ts';
 import {
   deployTool,
   namesTheGatewayReads,
@@ -29,7 +30,7 @@ const CI_VALUES = join(CHART, 'ci', 'api-keys-values.yaml');
 const KUBE_VERSION = '1.30.0';
 
 const helm = deployTool('helm');
-const skip = helm.reason ?? false;
+const skip = skipUnlessCI(helm.reason);
 
 // biome-ignore lint/suspicious/noExplicitAny: rendered Kubernetes objects are checked field by field
 type K8s = any;
@@ -352,7 +353,7 @@ const daguArchive = existsSync(DAGU_SOURCES)
   : undefined;
 
 describe('beside Dagu’s own chart', {
-  skip: skip || (daguArchive ? false : 'no Dagu 2.x sources in ../shared/dagu'),
+  skip: skip || skipUnlessCI(daguArchive ? false : `no Dagu 2.x sources in ${DAGU_SOURCES}`),
 }, () => {
   const work = mkdtempSync(join(tmpdir(), 'dagu-chart-'));
   after(() => rmSync(work, { recursive: true, force: true }));

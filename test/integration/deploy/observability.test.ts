@@ -20,6 +20,7 @@ import {
   scrape,
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
+import { skipUnlessCI } from '../../support/ci.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { connectModern, type RunningGateway, startGateway } from '../../support/gateway.ts';
 import { deployTool, readRepoFile, readRepoYaml, repoPath } from './tools.ts';
@@ -238,7 +239,7 @@ interface ScrapeConfigFile {
 
 describe('a real Prometheus scrapes the gateway with the shipped scrape job and rules', () => {
   const prometheusTool = deployTool('prometheus');
-  const skip = prometheusTool.reason ?? false;
+  const skip = skipUnlessCI(prometheusTool.reason);
   let prometheus: ChildProcess | undefined;
   let home: string | undefined;
   let api = '';

@@ -2,11 +2,13 @@
 // stack's scrape config (`check config`), and unit tests that fire every alert from synthetic series
 // (`test rules`, deploy/prometheus/tests).
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { deployTool, readRepoYaml, repoPath, run } from './tools.ts';
+import { parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
+import { skipUnlessCI } from '../../support/ci.ts';
+import { deployTool, type Run, readRepoYaml, repoPath, run } from './tools.ts';
 
 const RULES = repoPath('deploy', 'prometheus', 'rules', 'dagu-mcp-gateway.rules.yml');
 const UNIT_TESTS = repoPath('deploy', 'prometheus', 'tests', 'dagu-mcp-gateway.rules.test.yml');
@@ -19,7 +21,7 @@ interface UnitTests {
 }
 
 const promtool = deployTool('promtool');
-const skip = promtool.reason ?? false;
+const skip = skipUnlessCI(promtool.reason);
 const alerts = readRepoYaml<RuleFile>('deploy', 'prometheus', 'rules', 'dagu-mcp-gateway.rules.yml')
   .groups.flatMap((group) => group.rules)
   .flatMap((rule) => (rule.alert === undefined ? [] : [rule.alert]));
@@ -67,18 +69,59 @@ test('the alerts the operator needs exist, and each one is fired by a unit test'
   );
 });
 
-test('a broken threshold makes promtool test rules fail (the unit tests are not vacuous)', { skip }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'rules-mutant-'));
-  mkdirSync(join(dir, 'rules'));
-  mkdirSync(join(dir, 'tests'));
-  // Every alert threshold raised a hundredfold: no unit test that expects an alert may still pass.
-  const mutant = readFileSync(RULES, 'utf8').replace(
-    /(\n {8}expr: [^\n]*> )([\d.]+)\n/g,
-    (_all, head, value) => `${head}${Number(value) * 100 + 1}\n`,
+/**
+ * Every comparison of one alert's expression made impossible to meet: `> N` and `>= N` against a
+ * thousandfold N (plus 1000, so `> 0` moves too), `== N` against N + 0.5 (the series are whole numbers).
+ */
+function unreachable(expr: string): string {
+  return expr.replace(/(==|>=|>)\s*(-?\d+(?:\.\d+)?)(?![\w.])/g, (_all, op: string, value: string) =>
+    op === '==' ? `== ${Number(value) + 0.5}` : `${op} ${Number(value) * 1000 + 1000}`,
   );
-  assert.notEqual(mutant, readFileSync(RULES, 'utf8'));
-  writeFileSync(join(dir, 'rules', 'dagu-mcp-gateway.rules.yml'), mutant);
-  writeFileSync(join(dir, 'tests', 'unit.test.yml'), readFileSync(UNIT_TESTS, 'utf8'));
-  const result = run(promtool.path!, ['test', 'rules', join(dir, 'tests', 'unit.test.yml')]);
-  assert.notEqual(result.status, 0, 'the unit tests still pass with absurd thresholds');
+}
+
+/** Runs the unit tests against the rules file with one alert's expression replaced. */
+function testRulesWith(alert: string, mutate: (expr: string) => string): { mutated: boolean; result: Run } {
+  const document = parseDocument(readFileSync(RULES, 'utf8'));
+  let mutated = false;
+  for (const group of (document.get('groups') as YAMLSeq<YAMLMap>).items) {
+    for (const rule of (group.get('rules') as YAMLSeq<YAMLMap>).items) {
+      if (rule.get('alert') !== alert) continue;
+      const expr = String(rule.get('expr'));
+      const mutant = mutate(expr);
+      mutated = mutant !== expr;
+      rule.set('expr', mutant);
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'rules-mutant-'));
+  try {
+    mkdirSync(join(dir, 'rules'));
+    mkdirSync(join(dir, 'tests'));
+    writeFileSync(join(dir, 'rules', 'dagu-mcp-gateway.rules.yml'), String(document));
+    writeFileSync(join(dir, 'tests', 'unit.test.yml'), readFileSync(UNIT_TESTS, 'utf8'));
+    return { mutated, result: run(promtool.path!, ['test', 'rules', join(dir, 'tests', 'unit.test.yml')]) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('the mutation harness leaves the rules passing when it changes nothing', { skip }, () => {
+  const { mutated, result } = testRulesWith(alerts[0]!, (expr) => expr);
+  assert.equal(mutated, false);
+  assert.equal(result.status, 0, result.stdout + result.stderr);
+});
+
+test('each alert’s own unit test fails when that alert’s threshold cannot be met (none is vacuous)', {
+  skip,
+}, () => {
+  assert.equal(alerts.length, 14);
+  for (const alert of alerts) {
+    const { mutated, result } = testRulesWith(alert, unreachable);
+    assert.ok(mutated, `${alert}: its expression has no threshold to move`);
+    assert.notEqual(result.status, 0, `${alert}: the unit tests still pass with an unreachable threshold`);
+    assert.match(
+      result.stdout + result.stderr,
+      new RegExp(`alertname: ${alert},`),
+      `${alert}: promtool failed, but not on a test of this alert`,
+    );
+  }
 });

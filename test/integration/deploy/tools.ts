@@ -1,7 +1,8 @@
 /**
  * The real tools the deployment tests drive (promtool, prometheus, docker-compose, helm), installed on
- * first use by scripts/deploy-tools.sh. Under CI=true a tool that cannot be had fails the test; on a
- * developer's machine without apt-get or Go the tests that need it skip and say why.
+ * first use by scripts/deploy-tools.sh. Under CI (isCI()) a tool that cannot be had fails the test file,
+ * naming the tool; on a developer's machine without apt-get or Go the tests that need it skip and say why
+ * (`skipUnlessCI(lookup.reason)`).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { loadConfig } from '../../../src/config.ts';
+import { isCI } from '../../support/ci.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const repoPath = (...parts: string[]) => join(ROOT, ...parts);
@@ -25,7 +27,7 @@ export interface ToolLookup {
 
 const found = new Map<DeployTool, ToolLookup>();
 
-/** Installs (once per process) and locates a tool; throws under CI=true when it cannot be had. */
+/** Installs (once per process) and locates a tool; throws under CI when it cannot be had. */
 export function deployTool(tool: DeployTool): ToolLookup {
   const known = found.get(tool);
   if (known !== undefined) return known;
@@ -39,7 +41,7 @@ export function deployTool(tool: DeployTool): ToolLookup {
   if (result.status === 0 && path) lookup = { path };
   else {
     const reason = `${tool} unavailable: ${(result.stderr ?? '').trim().split('\n').slice(-5).join(' | ') || String(result.error)}`;
-    if (process.env.CI === 'true') throw new Error(reason);
+    if (isCI()) throw new Error(`CI: a deployment test needs ${tool}: ${reason}`);
     lookup = { reason };
   }
   found.set(tool, lookup);

@@ -3,9 +3,10 @@
 // (real MCP client) behind a recording proxy, then retried through Dagu's REST API. Every read must show
 // what Dagu shows at that moment: the new attempt's log as soon as Dagu names its file, never the cached
 // window of the attempt before. Also: CACHE_MAX_BYTES=0 turns the cache off, and CACHE_TTL_MS reuses
-// answers for that long only.
+// answers for that long only. The step waits for a gate file before it ends, so the test decides when
+// an attempt finishes: the reads meet it running whatever the machine's load.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -21,10 +22,12 @@ import { connectModern, type TestClient } from '../../support/gateway.ts';
 
 const DAG = 'attempts';
 const STEP = 'stamp';
-// Each execution prints a token of its own, then lingers two seconds so that reads meet it running.
-const SPEC = `steps:
+// Each execution prints a token of its own, lingers two seconds, then waits until the gate file exists.
+// (Without the two seconds, Dagu did not start the whole-run retry of the second test within 30 s in two
+// of four runs; why is not known.)
+const spec = (gate: string) => `steps:
   - name: ${STEP}
-    command: sh -c 'echo "token $(cat /proc/sys/kernel/random/uuid)"; echo "err $(cat /proc/sys/kernel/random/uuid)" >&2; sleep 2'
+    command: sh -c 'echo "token $(cat /proc/sys/kernel/random/uuid)"; echo "err $(cat /proc/sys/kernel/random/uuid)" >&2; sleep 2; while [ ! -e ${gate} ]; do sleep 0.05; done'
 `;
 
 let dagu: DaguInstance;
@@ -32,10 +35,16 @@ let proxy: GatedProxy;
 let gateway: CapturedGateway;
 let client: TestClient;
 let dagRunId: string;
+/** While this file exists, an execution of the step ends two seconds after printing its token. */
+let gate: string;
+const openGate = () => writeFileSync(gate, '');
+const closeGate = () => rmSync(gate, { force: true });
 
 before(async () => {
   dagu = await startDagu({ generation: 2 });
-  writeFileSync(join(dagu.home, 'dags', `${DAG}.yaml`), SPEC);
+  gate = join(dagu.home, 'step-gate');
+  openGate();
+  writeFileSync(join(dagu.home, 'dags', `${DAG}.yaml`), spec(gate));
   dagRunId = await startRun(dagu, DAG);
   await waitForRun(dagu, DAG, dagRunId);
   proxy = await startGatedProxy(dagu.url);
@@ -134,6 +143,8 @@ test('a retry of the step through Dagu’s REST API is seen at once: the new att
   assert.equal(cached.stdout, before.stdout);
   assert.equal(cached.requests, 1, 'the window is cached before the retry');
 
+  // The new attempt cannot end before a read has met it running: the gate opens after that read.
+  closeGate();
   const retry = await daguApi(dagu, `${runPath()}/retry`, {
     method: 'POST',
     body: { dagRunId, stepName: STEP },
@@ -147,13 +158,17 @@ test('a retry of the step through Dagu’s REST API is seen at once: the new att
     if (now.stdoutFile !== before.stdoutFile) {
       const read = await readStepLog();
       assert.notEqual(read.stdout, before.stdout, 'the cached window of the previous attempt was served');
-      if (now.runStatus === 1) sawRunning = true;
+      if (now.runStatus === 1 && !sawRunning) {
+        sawRunning = true;
+        openGate();
+      }
       if (now.runStatus === 4) break;
     }
     assert.ok(Date.now() < deadline, 'the retry did not finish in time');
     await new Promise((done) => setTimeout(done, 100));
   }
   assert.ok(sawRunning, 'a read met the new attempt while it ran');
+  openGate();
   await waitForRun(dagu, DAG, dagRunId);
   const after = await daguNow();
   assert.match(after.stdout, /^token [0-9a-f-]{36}$/);
@@ -199,19 +214,32 @@ test('CACHE_MAX_BYTES=0 keeps nothing: every read goes to Dagu, without the deta
   });
 });
 
-test('CACHE_TTL_MS reuses any successful answer for that long, and no longer', async () => {
+/** Reads the DAG through a gateway of its own; returns how many reads of the DAG reached Dagu so far. */
+function dagReader(own: { client: TestClient; proxy: GatedProxy }) {
+  const dagReads = () =>
+    own.proxy.requests.filter((request) => request.rawUrl.startsWith(`${dagu.apiBase}/dags/${DAG}`)).length;
+  return async () => {
+    const result = await own.client.callTool({ target: 'dag', name: DAG });
+    assert.notEqual(result.isError, true);
+    return dagReads();
+  };
+}
+
+// Two gateways, so that neither half depends on how fast the machine is: a TTL no read can outlast,
+// and a short one waited out (waiting longer than it changes nothing).
+test('CACHE_TTL_MS reuses any successful answer for that long', async () => {
+  await withGateway({ CACHE_TTL_MS: '600000' }, async (own) => {
+    const read = dagReader(own);
+    assert.equal(await read(), 1);
+    assert.equal(await read(), 1, 'the second read within the TTL reused the answer');
+  });
+});
+
+test('CACHE_TTL_MS reuses an answer no longer than that', async () => {
   await withGateway({ CACHE_TTL_MS: '400' }, async (own) => {
-    const dagReads = () =>
-      own.proxy.requests.filter((request) => request.rawUrl.startsWith(`${dagu.apiBase}/dags/${DAG}`)).length;
-    const read = async () => {
-      const result = await own.client.callTool({ target: 'dag', name: DAG });
-      assert.notEqual(result.isError, true);
-    };
-    await read();
-    await read();
-    assert.equal(dagReads(), 1, 'the second read within the TTL reused the answer');
+    const read = dagReader(own);
+    assert.equal(await read(), 1);
     await new Promise((done) => setTimeout(done, 500));
-    await read();
-    assert.equal(dagReads(), 2, 'after the TTL the answer is read again');
+    assert.equal(await read(), 2, 'after the TTL the answer is read again');
   });
 });

@@ -5,6 +5,7 @@
 // resource_unavailable, naming what this Dagu cannot give.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { skipUnlessCI } from '../../support/ci.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { connectModern, type RunningGateway, startGateway, type TestClient } from '../../support/gateway.ts';
 
@@ -47,7 +48,8 @@ function foreachReads(name: string, dagRunId: string, stepName: string) {
 
 test('a real foreach step on Dagu v2.15.1: resource_unavailable naming the per-item state it lacks', async (t) => {
   const v2 = dagu.seed.v2;
-  if (dagu.generation !== 2 || v2 === undefined) return t.skip('Dagu 1.x has no foreach steps (next test)');
+  if (dagu.generation !== 2 || v2 === undefined)
+    return t.skip(skipUnlessCI('Dagu 1.x has no foreach steps (next test)'));
   const name = dagu.seed.dags.foreach ?? '';
   for (const { args, uri } of foreachReads(name, v2.runs.foreach, v2.foreach.stepName)) {
     const error = await failure(args);

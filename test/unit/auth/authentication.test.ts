@@ -61,6 +61,8 @@ interface Harness {
   log: RecordedLog;
   /** Resolves the pending handlers (for the concurrency test). */
   release(): void;
+  /** Resolves once `count` handlers are held (for the concurrency test). */
+  held(count: number): Promise<void>;
   auditLines(): Array<Record<string, unknown>>;
 }
 
@@ -88,6 +90,7 @@ async function harness(
     { keys: { watch: false, signals: false } },
   );
   let waiting: Array<() => void> = [];
+  let onHeld = () => {};
   const app = Fastify({ bodyLimit: BODY_LIMIT });
   await app.register(hostOriginPlugin, {
     allowedHosts: ['localhost', '127.0.0.1'],
@@ -117,7 +120,11 @@ async function harness(
       preHandler: [app.checkCallScopes, ...(options.limits ? [app.meterCalls] : [])],
     },
     async (request) => {
-      if (options.hold) await new Promise<void>((resolve) => waiting.push(resolve));
+      if (options.hold)
+        await new Promise<void>((resolve) => {
+          waiting.push(resolve);
+          onHeld();
+        });
       const identity = request.identity!;
       const access = accessPolicyFor(identity);
       return {
@@ -141,6 +148,13 @@ async function harness(
       for (const resolve of waiting) resolve();
       waiting = [];
     },
+    held: (count) =>
+      new Promise<void>((resolve) => {
+        onHeld = () => {
+          if (waiting.length >= count) resolve();
+        };
+        onHeld();
+      }),
     auditLines: () =>
       readFileSync(auditFile, 'utf8')
         .split('\n')
@@ -352,22 +366,28 @@ describe('rate limits and concurrency', () => {
     );
     try {
       const viewer = `Bearer ${VIEWER_KEY}`;
+      // Waits until `count` handlers are held; a call answered without reaching its handler fails.
+      const reached = (count: number, pending: ReturnType<typeof call>) =>
+        Promise.race([
+          h.held(count),
+          pending.then((answer) => assert.fail(`answered ${answer.statusCode} before its handler held it`)),
+        ]);
       const first = call(h.app, viewer);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await reached(1, first);
       assert.equal(await metricValue(h.metrics, 'mcp_gateway_inflight_calls'), 1);
       const second = await call(h.app, viewer);
       assert.equal(second.statusCode, 429);
       assert.equal(second.headers['retry-after'], '1');
       assert.equal(second.json().code, 'rate_limited');
       const other = call(h.app, `Bearer ${PLAIN_KEY}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await reached(2, other);
       h.release();
       assert.equal((await first).statusCode, 200);
       assert.equal((await other).statusCode, 200, 'the cap is per identity');
       await new Promise((resolve) => setTimeout(resolve, 10));
       assert.equal(await metricValue(h.metrics, 'mcp_gateway_inflight_calls'), 0);
       const third = call(h.app, viewer);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await reached(1, third);
       h.release();
       assert.equal((await third).statusCode, 200);
       assert.equal(

@@ -1,7 +1,7 @@
 /**
  * Files from an independent writer (openpyxl; encryption by msoffcrypto-tool): inline strings,
  * explicit `t="n"`, a date before 1900, a table, sheet-scoped names, the 1904 system.
- * Skipped, with the reason, when python3 lacks openpyxl or msoffcrypto-tool.
+ * Skipped, with the reason, when python3 lacks openpyxl or msoffcrypto-tool; under CI that fails.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../../src/config.ts';
 import type { WorkbookModel } from '../../../src/workbook/model.ts';
 import { readWorkbook } from '../../../src/workbook/read-workbook.ts';
+import { skipUnlessCI } from '../../support/ci.ts';
 import { workbookReadError } from '../../support/workbook-errors.ts';
 import { fixtureDir } from '../../support/workbook-fixtures.ts';
 import {
@@ -18,7 +19,7 @@ import {
 } from '../../support/workbook-fixtures-python.ts';
 
 const BOUNDS = loadConfig({}).workbook;
-const skip = pythonUnavailable();
+const skip = skipUnlessCI(pythonUnavailable());
 
 let dir: string;
 let cleanup: () => Promise<void>;
