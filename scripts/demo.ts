@@ -1,6 +1,9 @@
 // `npm run demo`: a local Dagu (the pinned 2.x release, built once into a cache) with sample DAGs, runs
 // and Wiki pages, and the gateway in front of it on 127.0.0.1. Prints the MCP URL and a client
 // configuration; Ctrl-C stops both. It reuses the test rig, so the demo shows exactly what the tests read.
+// `npm run demo -- --oauth` also starts an OAuth authorization server (oidc-provider, as the OAuth tests
+// run it), makes the gateway its resource server, and walks the MCP authorization flow once.
+import { randomBytes } from 'node:crypto';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import {
@@ -12,10 +15,17 @@ import {
   seedDagu,
   startDagu,
 } from '../test/support/dagu.ts';
+import { connectWithOAuth, HeadlessOAuthProvider } from '../test/support/oauth-clients.ts';
+import {
+  type AuthorizationServer,
+  DAGU_SCOPES,
+  startAuthorizationServer,
+} from '../test/support/oidc-provider.ts';
 import { fixtureDir, writeSmallWorkbook } from '../test/support/workbook-fixtures.ts';
 import { clientSnippets } from './client-snippets.ts';
 
 const port = process.env.PORT ?? '8090';
+const oauth = process.argv.includes('--oauth');
 const generation =
   parseGeneration(process.env.DEMO_DAGU_GENERATION, 'DEMO_DAGU_GENERATION') ?? DEFAULT_GENERATION;
 const pin = DAGU_PINS[generation];
@@ -55,6 +65,17 @@ process.stdout.write(`Seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)
 // Workbooks are off until a folder is opened: the demo opens a temporary one with a sample workbook.
 const workbooks = await fixtureDir('demo-workbooks');
 await writeSmallWorkbook(`${workbooks.dir}/sample.xlsx`);
+const publicUrl = `http://127.0.0.1:${port}`;
+const demoUser = { login: 'demo', password: randomBytes(9).toString('base64url') };
+let authServer: AuthorizationServer | undefined;
+if (oauth) {
+  // Clients may step up to the workbook scope later (the SDKs register with the first challenge's scope).
+  authServer = await startAuthorizationServer({
+    accounts: { [demoUser.login]: demoUser.password },
+    pinClientScopes: false,
+  });
+  authServer.addResourceServer(`${publicUrl}/mcp`, { scope: DAGU_SCOPES.join(' ') });
+}
 const config = loadConfig({
   ...process.env,
   HOST: '127.0.0.1',
@@ -64,6 +85,9 @@ const config = loadConfig({
   WORKBOOK_ROOTS: process.env.WORKBOOK_ROOTS ?? workbooks.dir,
   AUDIT_LOG: process.env.AUDIT_LOG ?? 'stdout',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  ...(authServer
+    ? { PUBLIC_URL: publicUrl, AUTH_JWKS_URL: authServer.jwksUrl, AUTH_JWT_ISSUER: authServer.issuer }
+    : {}),
 });
 const gateway = await buildApp(config);
 await gateway.app.listen({ host: config.host, port: config.port });
@@ -73,7 +97,8 @@ const authenticated = [apiKeysFile, jwtSecret, jwtPublicKey, jwksUrl].some((valu
 const snippets = clientSnippets({
   mcpUrl,
   daguUrl: dagu.url,
-  ...(authenticated ? { bearer: '<your API key or JWT>' } : {}),
+  // OAuth hosts find their credential themselves: no header to paste.
+  ...(authenticated && !oauth ? { bearer: '<your API key or JWT>' } : {}),
 })
   .map((snippet) => `${snippet.host} (${snippet.where}):\n${snippet.text}`)
   .join('\n\n');
@@ -95,11 +120,48 @@ Try: {"target":"runs"}, {"target":"run","name":"${seed.dags.fails}","dagRunId":"
 ${authenticated ? 'Callers need a credential (AUTH_* is set).' : 'No authentication is configured (loopback only).'} Ctrl-C stops the gateway and Dagu.
 `);
 
+if (authServer) await walkOAuthFlow(authServer);
+
+/** One MCP authorization flow, as a host runs it, with what each step found. */
+async function walkOAuthFlow(server: AuthorizationServer): Promise<void> {
+  const challenge = (
+    await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    })
+  ).headers.get('www-authenticate');
+  const metadata = (await (
+    await fetch(`${publicUrl}/.well-known/oauth-protected-resource/mcp`)
+  ).json()) as Record<string, unknown>;
+  const provider = new HeadlessOAuthProvider({ user: demoUser, clientName: 'npm run demo' });
+  const connection = await connectWithOAuth(mcpUrl, provider);
+  const token = provider.tokens()?.access_token ?? '';
+  const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<
+    string,
+    unknown
+  >;
+  const result = (await connection.client.callTool({ name: 'dagu_read', arguments: { target: 'dags' } })) as {
+    structuredContent?: { data?: { items?: unknown[] } };
+  };
+  await connection.close();
+  process.stdout.write(`OAuth (--oauth): authorization server ${server.issuer}, user ${demoUser.login} / ${demoUser.password}
+  1. POST ${mcpUrl} without a token: WWW-Authenticate: ${challenge}
+  2. the metadata names authorization_servers ${JSON.stringify(metadata.authorization_servers)}, scopes_supported ${JSON.stringify(metadata.scopes_supported)}
+  3. dynamic registration: client ${provider.client?.client_id ?? '?'}; authorization code with PKCE S256, resource=${mcpUrl}
+  4. token: aud ${JSON.stringify(claims.aud)}, scope "${String(claims.scope)}", expires in ${Number(claims.exp) - Math.floor(Date.now() / 1000)} s
+  5. dagu_read {"target":"dags"} with it: ${result.structuredContent?.data?.items?.length ?? 0} DAGs
+Give ${mcpUrl} to an MCP host (Claude Code, VS Code, Cursor, MCP Inspector) with no header: it finds
+the authorization server, registers, and opens a sign-in page here (user ${demoUser.login}, the password above).
+`);
+}
+
 let stopping = false;
 const stop = async () => {
   if (stopping) return;
   stopping = true;
   await gateway.close();
+  await authServer?.stop();
   await dagu.stop();
   await workbooks.cleanup();
   process.exit(0);

@@ -155,6 +155,20 @@ const sendJson = (res: ServerResponse, status: number, body: unknown): void => {
 };
 
 /** Starts the authorization server on 127.0.0.1 (free port). */
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/** The login or consent form a browser shows: posts to the same routes the tests' user agent uses. */
+function interactionPage(uid: string, prompt: string, params: Record<string, unknown>): string {
+  const action = `/interaction/${encodeURIComponent(uid)}/${prompt === 'login' ? 'login' : 'confirm'}`;
+  const client = escapeHtml(String(params.client_id ?? ''));
+  const fields =
+    prompt === 'login'
+      ? '<label>User <input name="login" autofocus></label> <label>Password <input name="password" type="password"></label>'
+      : `<p>Client <code>${client}</code> asks for <code>${escapeHtml(String(params.scope ?? ''))}</code>.</p>`;
+  return `<!doctype html><meta charset="utf-8"><title>Sign in</title><form method="post" action="${action}">${fields} <button>${prompt === 'login' ? 'Sign in' : 'Allow'}</button></form>`;
+}
+
 export async function startAuthorizationServer(
   options: AuthorizationServerOptions = {},
 ): Promise<AuthorizationServer> {
@@ -258,6 +272,11 @@ export async function startAuthorizationServer(
     const details = await provider.interactionDetails(req, res);
     if (details.uid !== uid) return sendJson(res, 400, { error: 'interaction_mismatch' });
     if (req.method === 'GET' && action === undefined) {
+      // A person at a browser (npm run demo -- --oauth) gets a form; the tests' user agent, JSON.
+      if ((req.headers.accept ?? '').includes('text/html')) {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        return void res.end(interactionPage(details.uid, details.prompt.name, details.params));
+      }
       return sendJson(res, 200, {
         uid: details.uid,
         prompt: details.prompt.name,
