@@ -96,10 +96,80 @@ function importsOf(file, text) {
   return found;
 }
 
+/** A line that opens a function body: `function f(…) {`, `(…) => {`, or a method `name(…) {`. */
+const FUNCTION_START =
+  /^(\s*)(?:(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b.*\{$|.*=>\s*\{$|(?:async\s+)?(?:get\s+|set\s+)?[A-Za-z_$][\w$]*\s*\(.*\)\s*(?::\s*[^{]+)?\{$)/;
+const CONTROL = /^\s*(?:if|for|while|switch|catch|else|do|try|return|await)\b/;
+
+/**
+ * Functions and their length in lines, from the formatted source: Biome indents a body's closing
+ * brace like its opening line, so the first later line at that indent starting with `}` ends it.
+ */
+export function functionsOf(key, text) {
+  const lines = text.split('\n');
+  const found = [];
+  lines.forEach((line, index) => {
+    const match = FUNCTION_START.exec(line);
+    if (match === null || CONTROL.test(line)) return;
+    const indent = match[1];
+    for (let end = index + 1; end < lines.length; end += 1) {
+      const candidate = lines[end];
+      if (candidate.startsWith(`${indent}}`)) {
+        const name = /function\s+([\w$]+)|([\w$]+)\s*[:=(]/.exec(line.trim());
+        found.push({
+          at: `${key}:${index + 1}`,
+          name: name?.[1] ?? name?.[2] ?? '(anonymous)',
+          lines: end - index + 1,
+        });
+        return;
+      }
+      if (candidate.trim() !== '' && !candidate.startsWith(indent)) return;
+    }
+  });
+  return found;
+}
+
+/** Import circles: strongly connected groups of two or more modules (type-only imports count). */
+export function circlesOf(graph) {
+  let counter = 0;
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const circles = [];
+  const visit = (node) => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const { to } of graph.get(node) ?? []) {
+      if (!graph.has(to)) continue;
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node), low.get(to)));
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node), index.get(to)));
+    }
+    if (low.get(node) === index.get(node)) {
+      const group = [];
+      let member;
+      do {
+        member = stack.pop();
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== node);
+      if (group.length > 1) circles.push(group.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return circles;
+}
+
 export function computeFigures() {
   const files = collect(SRC);
   const graph = new Map();
   const lines = {};
+  const functions = [];
   const upward = [];
   const sideways = [];
   const targetImports = [];
@@ -108,6 +178,7 @@ export function computeFigures() {
     const key = toKey(file);
     const text = readFileSync(file, 'utf8');
     lines[key] = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    functions.push(...functionsOf(key, text));
     // Every difference between the Dagu generations belongs in the dialect module.
     if (!DIALECT_MODULES.has(key)) {
       for (const match of text.matchAll(/generation\s*[!=]==|[!=]==\s*\S*generation\b/g)) {
@@ -158,6 +229,8 @@ export function computeFigures() {
   }
 
   const [longestFile, longestLines] = Object.entries(lines).sort((a, b) => b[1] - a[1])[0];
+  const circles = circlesOf(graph);
+  const byLength = [...functions].sort((a, b) => b.lines - a.lines);
   return {
     upwardImports: upward.length,
     upwardFolderPairs: [...new Set(upward.map((a) => `${unitOf(a.from)} → ${unitOf(a.to)}`))].sort(),
@@ -174,6 +247,10 @@ export function computeFigures() {
     filesOver400: Object.entries(lines)
       .filter(([, count]) => count > 400)
       .map(([key, count]) => `${key} (${count})`),
+    circles: circles.length,
+    circleModules: circles,
+    longestFunctions: byLength.slice(0, 8).map((fn) => `${fn.at} ${fn.name} (${fn.lines})`),
+    functionsOver80: byLength.filter((fn) => fn.lines > 80).map((fn) => `${fn.at} ${fn.name} (${fn.lines})`),
     runtimeDepthFromMain: depth('main.ts', new Set()),
     runtimeChain: chain,
     sourceFiles: files.length,

@@ -1,9 +1,10 @@
 import type { TargetField } from '../core/contract.ts';
-import type { DaguClient } from '../dagu/types.ts';
-import type { WorkbookReader } from '../workbook/index.ts';
 import type { QueryTargetSpec } from './query-params.ts';
 import type { CallContext, ReadFields, ResolvedRead, TargetResult } from './types.ts';
-import type { FinishedLogCache } from './upstream/finished-logs.ts';
+import type { TargetDeps } from './upstream/scope.ts';
+
+export type { TargetDeps };
+
 import type { UriShape } from './uri-shapes.ts';
 
 /**
@@ -40,14 +41,6 @@ export interface TargetUri<Fields = ReadFields> {
   shapes: readonly UriShape[];
   /** The canonical `uri` of a target-mode read (the contract's "Output `uri`" column), when it has one. */
   targetMode?(fields: Fields, query: string | undefined): string;
-}
-
-/** What target handlers may use. The read service builds it once at start-up. */
-export interface TargetDeps {
-  dagu: DaguClient;
-  workbook: WorkbookReader;
-  /** Finished step-log windows, shared by all callers (absent: CACHE_MAX_BYTES=0). */
-  logCache?: FinishedLogCache;
 }
 
 /** The one handler signature: the validated request, the deps, the caller's access and signal. */

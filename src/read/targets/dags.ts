@@ -15,7 +15,8 @@ import { toRfc3339Millis } from '../time.ts';
 import { assertDagReadable } from '../upstream/access.ts';
 import { integer, type Json, list, object, optionalText, strings, text } from '../upstream/bodies.ts';
 import { dagFileName, listAllDagFiles, withSuggestions } from '../upstream/dags.ts';
-import { failure, fetchAny, isSuccess, type ReadScope } from '../upstream/fetch.ts';
+import { failure, fetchAny, isSuccess } from '../upstream/fetch.ts';
+import type { ReadScope } from '../upstream/scope.ts';
 import { dagsSpecUri, SHAPES } from '../uri-shapes.ts';
 
 /**

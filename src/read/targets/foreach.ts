@@ -6,9 +6,10 @@ import { int, oneOf, TEXT } from '../query-params.ts';
 import { nodeStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
 import { isRecord, malformedBody, optionalInteger, optionalText } from '../upstream/bodies.ts';
-import { failure, fetchAny, isMissingRoute, type ReadScope } from '../upstream/fetch.ts';
+import { failure, fetchAny, isMissingRoute } from '../upstream/fetch.ts';
 import { explainMissingForeachRoutes } from '../upstream/foreach.ts';
 import { assertRunReadable, runOfRequest, runRoute } from '../upstream/runs.ts';
+import type { ReadScope } from '../upstream/scope.ts';
 import { foreachItemsUri, foreachItemUri, foreachStepLogUri, type RunRef, SHAPES } from '../uri-shapes.ts';
 
 const malformed = (what: string) => malformedBody('a foreach read', what);

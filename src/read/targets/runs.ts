@@ -18,9 +18,10 @@ import { NODE_STATUS_WAITING, nodeStatusLabel, runStatusLabel } from '../status.
 import { toRfc3339Millis } from '../time.ts';
 import { integer, type Json, list, object, optionalText, text } from '../upstream/bodies.ts';
 import { dagFileName, listAllDagFiles } from '../upstream/dags.ts';
-import { failure, fetchAny, fetchOk, isSuccess, type ReadScope } from '../upstream/fetch.ts';
+import { failure, fetchAny, fetchOk, isSuccess } from '../upstream/fetch.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from '../upstream/log.ts';
 import { fetchRunDetails, runOfRequest, runSubject } from '../upstream/runs.ts';
+import type { ReadScope } from '../upstream/scope.ts';
 import { foreachItemsUri, type RunRef, runLogsUri, runUri, SHAPES, stepLogUri } from '../uri-shapes.ts';
 
 /**

@@ -6,7 +6,8 @@ import { defineTarget, type TargetHandler, type TargetRequest } from '../definit
 import { type ReadError, readError } from '../errors.ts';
 import { assertWorkspaceReadable } from '../upstream/access.ts';
 import { isRecord, malformedBody, optionalText } from '../upstream/bodies.ts';
-import { failure, fetchAny, isMissingRoute, messageOf, type ReadScope } from '../upstream/fetch.ts';
+import { failure, fetchAny, isMissingRoute, messageOf } from '../upstream/fetch.ts';
+import type { ReadScope } from '../upstream/scope.ts';
 import { mapSearchFeed } from '../upstream/search-feed.ts';
 import { dagsSpecUri } from '../uri-shapes.ts';
 

@@ -5,11 +5,13 @@ import { readError } from '../errors.ts';
 import { int, LOG_LINES, oneOf } from '../query-params.ts';
 import type { CallContext, ReadQuery, TargetResult } from '../types.ts';
 import { isRecord } from '../upstream/bodies.ts';
-import { failure, fetchAny, isMissingRoute, type ReadScope } from '../upstream/fetch.ts';
-import { finishedLogFiles, type LogStream, logPartBytes, logWindowKey } from '../upstream/finished-logs.ts';
+import { type LogWindowAnswer, readLogWindows } from '../upstream/cached-log.ts';
+import { failure, fetchAny, isMissingRoute } from '../upstream/fetch.ts';
+import type { LogStream } from '../upstream/finished-logs.ts';
 import { explainMissingForeachRoutes } from '../upstream/foreach.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from '../upstream/log.ts';
 import { assertRunReadable, runOfRequest, runRoute, withLatestResolved } from '../upstream/runs.ts';
+import type { ReadScope } from '../upstream/scope.ts';
 import { foreachStepLogUri, SHAPES, stepLogUri } from '../uri-shapes.ts';
 
 /**
@@ -178,57 +180,34 @@ async function readStepLog(
     return missingForeach;
   };
 
-  // A finished step's log windows are cached by file: the run's details say which files are current.
-  const cache = deps.logCache;
-  const cachedFiles =
-    cache !== undefined &&
-    foreach === undefined &&
-    serves(deps.dagu.generation, 'attemptStepLogs') &&
-    cache.worthChecking(resolved)
-      ? () => finishedLogFiles(scope, cache, resolved, request.fields.stepName)
-      : undefined;
-  const files = await cachedFiles?.();
-  const fresh: Array<{ stream: LogStream; key: string; part: LogPart }> = [];
-
-  const statuses: number[] = [];
-  const readPart = async (stream: LogStream): Promise<LogPart> => {
-    const file = files?.[stream];
-    const key = file === undefined ? undefined : logWindowKey(file, stream, plan.positioning);
-    const cached = key === undefined ? undefined : cache?.windows.get(key);
-    if (cached !== undefined) {
-      statuses.push(200);
-      return cached;
-    }
+  const readFromDagu = async (stream: LogStream): Promise<LogWindowAnswer> => {
     const response = await fetchAny(scope, {
       route,
       params,
       query: [['stream', stream], ...plan.positioning],
     });
-    statuses.push(response.status);
-    if (response.status === 200) {
-      const part = parseLogBody(response.body);
-      if (key !== undefined) fresh.push({ stream, key, part });
-      return part;
-    }
+    if (response.status === 200) return { part: parseLogBody(response.body), status: 200, fresh: true };
     if (foreachBody && isMissingRoute(response)) throw await explainMissingForeach();
     const failed = classifyLogFailure(response, deps.dagu.generation, foreachBody);
-    if (failed === 'missing') return EMPTY_LOG;
-    if (failed === 'ambiguous' && foreach !== undefined) {
-      await confirmBodyStep(foreach);
-      return EMPTY_LOG;
-    }
-    throw failure(scope, response);
+    if (failed === 'ambiguous' && foreach !== undefined) await confirmBodyStep(foreach);
+    else if (failed !== 'missing') throw failure(scope, response);
+    return { part: EMPTY_LOG, status: response.status, fresh: false };
   };
-  const parts = await Promise.all(plan.streams.map(readPart));
-  if (fresh.length > 0 && cache !== undefined && cachedFiles !== undefined) {
-    // The log route reads the latest attempt: keep a window only if the details, read again after it,
-    // still name the same file (a retry that started in between would name another one).
-    // A failure of this check only means nothing is kept: the windows were read, the read succeeds.
-    const after = await cachedFiles().catch(() => undefined);
-    for (const { stream, key, part } of fresh) {
-      if (after?.[stream] === files?.[stream]) cache.windows.set(key, part, logPartBytes(part));
-    }
-  }
+  // A finished step's log windows are cached by file (Dagu 2.x writes each attempt's logs anew).
+  const cacheable = foreach === undefined && serves(deps.dagu.generation, 'attemptStepLogs');
+  const answers = await readLogWindows(
+    scope,
+    {
+      cache: cacheable ? deps.logCache : undefined,
+      run: resolved,
+      stepName: request.fields.stepName,
+      streams: plan.streams,
+      positioning: plan.positioning,
+    },
+    readFromDagu,
+  );
+  const parts = answers.map((answer) => answer.part);
+  const statuses = answers.map((answer) => answer.status);
   const byStream: Partial<Record<LogStream, LogPart>> = {};
   plan.streams.forEach((stream, index) => {
     byStream[stream] = parts[index];

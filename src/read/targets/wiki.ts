@@ -9,7 +9,8 @@ import type { ResolvedRead } from '../types.ts';
 import { assertWorkspaceReadable } from '../upstream/access.ts';
 import { isRecord, malformedBody, optionalText } from '../upstream/bodies.ts';
 import { WIKI_NEEDS_DAGU_2 } from '../upstream/failure.ts';
-import { failure, fetchAny, isMissingRoute, messageOf, type ReadScope } from '../upstream/fetch.ts';
+import { failure, fetchAny, isMissingRoute, messageOf } from '../upstream/fetch.ts';
+import type { ReadScope } from '../upstream/scope.ts';
 import { mapSearchFeed } from '../upstream/search-feed.ts';
 import { SHAPES, wikiPageUri, wikiUri } from '../uri-shapes.ts';
 

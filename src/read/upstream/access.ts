@@ -1,6 +1,6 @@
 import { ALL_WORKSPACES } from '../../core/contract.ts';
 import { readError } from '../errors.ts';
-import type { ReadScope } from './fetch.ts';
+import type { ReadScope } from './scope.ts';
 
 /** The allowlist checks every target makes before it asks Dagu for anything. */
 

@@ -1,7 +1,8 @@
 import { ReadError } from '../errors.ts';
 import { DAG_FILE_EXTENSION } from './access.ts';
 import { type Json, list, object, optionalText, text } from './bodies.ts';
-import { fetchAny, fetchOk, isSuccess, type ReadScope } from './fetch.ts';
+import { fetchAny, fetchOk, isSuccess } from './fetch.ts';
+import type { ReadScope } from './scope.ts';
 import { closeNames } from './suggest.ts';
 
 /** DAG listings and names: full listings, the name a DAG is addressed by, "did you mean". */

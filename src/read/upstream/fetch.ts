@@ -1,22 +1,15 @@
 import { normalizeResponse } from '../../dagu/dialect.ts';
 import type { DaguClient, DaguRequest, DaguResponse } from '../../dagu/types.ts';
-import type { TargetDeps } from '../definition.ts';
 import { ReadError } from '../errors.ts';
-import type { CallContext, ResolvedRead } from '../types.ts';
 import { type Json, object } from './bodies.ts';
 import { asReadError, upstreamError } from './failure.ts';
+import type { ReadScope } from './scope.ts';
 
 /**
  * The one way a target reaches Dagu: a GET with the caller's signal, the client's failures as the
  * contract's errors, 1.x's "500 not_found" read as the 404 it means, and one failure mapping that
  * knows the read's mode and target.
  */
-
-export interface ReadScope {
-  request: ResolvedRead;
-  deps: TargetDeps;
-  call: CallContext;
-}
 
 /** One GET whose client failures (unreachable, timeout, refused path…) arrive as the contract's errors. */
 async function getFromDagu(dagu: DaguClient, request: DaguRequest): Promise<DaguResponse> {

@@ -1,10 +1,6 @@
 import type { CacheSlice } from '../../core/byte-lru.ts';
-import { isDoneStep, isFinishedRun } from '../status.ts';
 import type { RunRef } from '../uri-shapes.ts';
-import { isRecord } from './bodies.ts';
-import { fetchAny, type ReadScope } from './fetch.ts';
 import type { LogPart } from './log.ts';
-import { runRoute } from './runs.ts';
 
 /**
  * What of a step log cannot change, and how to tell (Dagu 2.x; facts from its v2.15.1 source):
@@ -14,7 +10,7 @@ import { runRoute } from './runs.ts';
  * - once the step is done and the run is finished, Dagu never writes that file again;
  * - the step-log route reads the file of the run's *latest* attempt.
  * So a log window is cached under the file it was read from, and used only when the run's details,
- * read in the same call, still name that file for a done step of a finished run. Nothing is kept for a
+ * read in the same call, still name that file (the protocol: `cached-log.ts`) for a done step of a finished run. Nothing is kept for a
  * running step, a run that may still change on its own, or a run addressed as `latest` before it was
  * resolved. The scheduler log is not: a retry appends to the same file.
  */
@@ -61,34 +57,3 @@ export class FinishedLogCache {
 }
 
 const runKey = (run: RunRef) => `${run.name}\u0000${run.dagRunId}\u0000${run.subRunId ?? ''}`;
-
-/**
- * The log files of step `stepName` when the run (already resolved, never `latest`) is finished and the
- * step done; `undefined` when they may still change or the details cannot be read (the log read that
- * follows then reports what is wrong, exactly as without a cache). One request: the run's details.
- */
-export async function finishedLogFiles(
-  scope: ReadScope,
-  cache: FinishedLogCache,
-  run: RunRef,
-  stepName: string,
-): Promise<FinishedLogFiles | undefined> {
-  const route = runRoute(run);
-  const response = await fetchAny(scope, { route: route.prefix, params: route.params });
-  if (response.status !== 200 || !isRecord(response.body)) return undefined;
-  const details = response.body.dagRunDetails;
-  if (!isRecord(details) || !Array.isArray(details.nodes)) return undefined;
-  const node = details.nodes.find(
-    (candidate) => isRecord(candidate) && isRecord(candidate.step) && candidate.step.name === stepName,
-  );
-  if (!isFinishedRun(details.status) || !isRecord(node) || !isDoneStep(node.status)) {
-    cache.noteUnfinished(run);
-    return undefined;
-  }
-  const files: FinishedLogFiles = {};
-  for (const stream of ['stdout', 'stderr'] as const) {
-    const file = node[stream];
-    if (typeof file === 'string' && file !== '') files[stream] = file;
-  }
-  return files;
-}

@@ -3,8 +3,8 @@ import { isForeachStep, serves } from '../../dagu/dialect.ts';
 import { type ReadError, readError } from '../errors.ts';
 import type { RunRef } from '../uri-shapes.ts';
 import { isRecord, list, optionalInteger, optionalText } from './bodies.ts';
-import type { ReadScope } from './fetch.ts';
 import { fetchRunDetails, runSubject } from './runs.ts';
+import type { ReadScope } from './scope.ts';
 
 /**
  * A foreach read on a Dagu without foreach REST routes: any Dagu 1.x, and Dagu 2.x before they exist

@@ -4,7 +4,8 @@ import type { RunRef } from '../uri-shapes.ts';
 import { assertDagReadable } from './access.ts';
 import { type Json, object, text } from './bodies.ts';
 import { dagExists, withSuggestions } from './dags.ts';
-import { failure, fetchAny, isSuccess, type ReadScope } from './fetch.ts';
+import { failure, fetchAny, isSuccess } from './fetch.ts';
+import type { ReadScope } from './scope.ts';
 
 /** Reads addressed by run: route building, `latest`, the run's allowlist check, run details. */
 
