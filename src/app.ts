@@ -64,7 +64,7 @@ function createFastify(config: GatewayConfig, options: BuildOptions, tls: Gatewa
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
     bodyLimit: config.limits.bodyLimitBytes,
-    // A `__proto__` key in tool arguments must reach our validator (docs/design.md), not fail JSON parsing.
+    // A `__proto__` key in tool arguments must reach our validator (the contract answers it), not fail parsing.
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     requestIdHeader: false,

@@ -4,7 +4,7 @@ import { allowedText, ENV_SCHEMA, type SettingName, type ToolTextMode } from './
 
 export { TOOL_TEXT_MODES, type ToolTextMode } from './settings.ts';
 
-/** The gateway's typed configuration (design §4), read once from the environment at start-up. */
+/** The gateway's typed configuration, read once from the environment at start-up. */
 export interface GatewayConfig {
   host: string;
   port: number;

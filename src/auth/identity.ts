@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../core/access.ts';
 
-/** Dagu's roles (dagu-rest-notes §5). Every role may read, so the role is recorded, not enforced. */
+/** Dagu's roles, lowest first. Every role may read, so the role is recorded, not enforced. */
 export const ROLES = ['viewer', 'operator', 'developer', 'manager', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 

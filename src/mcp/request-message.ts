@@ -14,7 +14,7 @@ const asObject = (value: unknown): JsonObject | undefined =>
  * Keeps the caller's `tools/call` arguments out of band and hands the SDK an empty object instead:
  * the SDK rejects non-object arguments with a protocol error, drops `__proto__` keys, and recurses
  * through whatever it is given, while the contract wants our own validator to see exactly what was
- * sent (design §1b, sdk-notes §4). An absent `arguments` reads as an empty object.
+ * sent. An absent `arguments` reads as an empty object.
  */
 export function liftArguments(body: unknown): { body: unknown; raw?: { value: unknown } } {
   const message = asObject(body);

@@ -6,7 +6,7 @@ import type { AccessPolicy } from '../core/access.ts';
  * but the SDK does not carry. The route runs the SDK inside `requestSideChannel.run(facts, …)`; a
  * handler reads them with `requestSideChannel.getStore()`. The facts: who calls, the raw tool
  * arguments as sent (the SDK rejects non-object arguments and drops `__proto__` keys before a handler
- * runs, design §1b), and what the audit record wants to know about the client.
+ * runs), and what the audit record wants to know about the client.
  */
 export interface McpRequestFacts {
   requestId: string;

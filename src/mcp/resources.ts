@@ -17,7 +17,7 @@ const FOREACH_QUERY = '{?parent,status,page,perPage}';
 const RUN = 'dagu://runs/{name}/{dagRunId}';
 const SUB = `${RUN}/sub/{subRunId}`;
 
-/** URI templates of every readable resource shape (contract "Addressing modes"; design §1). */
+/** URI templates of every readable resource shape (contract "Addressing modes"). */
 const TEMPLATES: ReadonlyArray<{ uriTemplate: string; description: string }> = [
   { uriTemplate: 'dagu://reference/{topic}', description: 'A reference topic (Markdown).' },
   { uriTemplate: 'dagu://dags{?page,perPage,name,labels,sort,order}', description: 'DAG list.' },

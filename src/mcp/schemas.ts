@@ -29,7 +29,7 @@ const ERROR_SCHEMA = {
 
 /**
  * Declared output schema: success OR error. Legacy (v1) SDK clients validate `isError` results against
- * the output schema too and would throw on a success-only schema (sdk-notes §5).
+ * the output schema too and would throw on a success-only schema.
  */
 export const READ_OUTPUT_SCHEMA = {
   type: 'object',

@@ -26,7 +26,7 @@ const READ_TOOL_DESCRIPTION = [
 
 /**
  * The SDK must not validate arguments itself: the contract wants its own error object for every bad
- * input, so the advertised schema goes with a validator that accepts anything (sdk-notes §4).
+ * input, so the advertised schema goes with a validator that accepts anything.
  */
 const passThroughValidator: jsonSchemaValidator = {
   getValidator: () => (input) => ({ valid: true, data: input as never, errorMessage: undefined }),
@@ -96,7 +96,7 @@ export function registerReadTool(
     },
     async (sdkArguments: unknown) => {
       const facts = requestSideChannel.getStore();
-      // Validate what the caller sent, not what the SDK parsed (design §1b).
+      // Validate what the caller sent, not what the SDK parsed (it drops `__proto__` keys).
       const raw = facts?.rawArguments ? facts.rawArguments.value : sdkArguments;
       return callReadTool(reads, observe, raw, facts, toolText);
     },

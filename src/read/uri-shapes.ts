@@ -3,7 +3,7 @@ import { pathEscape } from './input/percent.ts';
 import type { ReadFields } from './types.ts';
 
 /**
- * The `dagu://` URI shapes (design §1) and their canonical builders. One shape table drives parsing
+ * The `dagu://` URI shapes and their canonical builders. One shape table drives parsing
  * (src/read/input/uri.ts), canonical building and resource-link naming, so the three can never
  * disagree. Targets build the URIs they return with these builders.
  */
@@ -122,7 +122,7 @@ export function shapeById(id: string): UriShape {
 
 /**
  * One value segment, escaped like Go's `url.PathEscape`. A `.` or `..` value is refused: escaping
- * leaves dots alone, and a URI with such a segment is malformed (design §1), one the gateway itself
+ * leaves dots alone, and a URI with such a segment is malformed, one the gateway itself
  * would reject. Target mode answers such input with resource_not_found before building anything;
  * a caller that builds from upstream data must not pass one either.
  */

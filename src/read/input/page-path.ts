@@ -1,5 +1,5 @@
 /**
- * Dagu's Wiki page id rule (dagu-rest-notes §1.8), used for `path` of `wiki_page`, for `prefix`
+ * Dagu's Wiki page id rule, used for `path` of `wiki_page`, for `prefix`
  * (field and query parameter) and for the page path of `dagu://wiki/{workspace}/{path}`.
  * Checking here turns a page Dagu would refuse into a clear input error instead of an upstream 400.
  */

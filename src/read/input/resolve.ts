@@ -37,7 +37,7 @@ import { dotSegmentField, segmentNoun, VALUE_RULES_BY_TARGET } from './value-rul
  *     workspace and path, workbook extension, prefix)
  *  9. query (leading `?`, encoding, parameters), then prefix field vs prefix parameter
  * 10. a path-segment value that is `.` or `..` names nothing → resource_not_found with target and
- *     field, no uri (design §1: Dagu reads such a value as path structure, and a URI holding it
+ *     field, no uri (Dagu reads such a value as path structure, and a URI holding it
  *     would be one the gateway itself rejects)
  * 11. canonical `uri` where the contract's target table gives one in target mode.
  */

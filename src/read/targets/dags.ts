@@ -20,7 +20,7 @@ import type { ReadScope } from '../upstream/scope.ts';
 import { dagsSpecUri, SHAPES } from '../uri-shapes.ts';
 
 /**
- * `dags`, `dag` and `dag_spec` (dagu-rest-notes §1.3–1.5).
+ * `dags`, `dag` and `dag_spec` over `GET /dags`, `GET /dags/{fileName}` and `GET /dags/{fileName}/spec`.
  *
  * - `dags` passes `page`, `perPage`, `name`, `sort` and `order` to `GET /dags` and returns Dagu's
  *   pagination as is. `perPage` is capped at 200 by the contract and by Dagu alike. `labels` goes to

@@ -15,7 +15,7 @@ import { foreachItemsUri, foreachItemUri, foreachStepLogUri, type RunRef, SHAPES
 const malformed = (what: string) => malformedBody('a foreach read', what);
 
 /**
- * `foreach_items` and `foreach_item` over Dagu 2.x's foreach REST routes (dagu-rest-notes Part B §2):
+ * `foreach_items` and `foreach_item` over Dagu 2.x's foreach REST routes:
  * `GET /dag-runs/{name}/{dagRunId}[/sub-dag-runs/{subRunId}]/steps/{stepName}/foreach[/{item}]`.
  * Dagu reads the item records the executor keeps beside the body logs, counts every item before the
  * `status` filter, sorts failed and aborted items first, then running (and retrying) ones, then the

@@ -25,7 +25,7 @@ import type { ReadScope } from '../upstream/scope.ts';
 import { foreachItemsUri, type RunRef, runLogsUri, runUri, SHAPES, stepLogUri } from '../uri-shapes.ts';
 
 /**
- * `runs`, `run` (root and child) and `run_logs` (dagu-rest-notes §1.11–1.13).
+ * `runs`, `run` (root and child) and `run_logs`.
  *
  * - `runs`: `GET /dag-runs`; the 1.x/2.x differences (status, limit, cursor, labels, name, date window)
  *   are planned in src/dagu/dialect.ts. `dagRunId=latest` returns the newest run matching the other

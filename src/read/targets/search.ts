@@ -17,7 +17,7 @@ const malformed = (what: string) => malformedBody('a DAG search', what);
  * `dag_search`: a case-insensitive literal search over DAG definitions.
  *
  * Dagu 2.x: `GET /search/dags?q&workspace&cursor&limit` (cursor feed, one preview snippet per DAG,
- * results by file name; dagu-rest-notes §1.6 and Part B §4).
+ * results by file name).
  *
  * Dagu 1.x (verified on 1.30.3) has only `GET /dags/search?q=`: every matching DAG at once, every
  * match with its context lines, `results: null` when nothing matches, and `q` read as a

@@ -17,8 +17,8 @@ import { foreachStepLogUri, SHAPES, stepLogUri } from '../uri-shapes.ts';
 /**
  * `step_log`: the stdout and stderr of one step of a root run, a child run, or (Dagu 2.x only) a body
  * step of one foreach item. Dagu's REST log routes return one stream per call, so the gateway reads
- * the two streams in parallel with the same positioning options and merges them (dagu-rest-notes §1.14,
- * Part B §3). Verified against Dagu 1.30.3:
+ * the two streams in parallel with the same positioning options and merges them. Verified against
+ * Dagu 1.30.3:
  * - a log call without `stream` is an empty-bodied HTTP 500, so `stream` is always sent;
  * - without tail/head/offset/limit Dagu returns the FIRST 1000 lines; the contract wants the last
  *   1000 (Dagu's own MCP tool), so the gateway sends `tail=1000` itself;

@@ -18,7 +18,7 @@ const malformed = (what: string) => malformedBody('a Wiki read', what);
 
 /**
  * `wiki`, `wiki_page` and `wiki_search` over Dagu 2.x's `GET /wiki`, `GET /wiki/page` and
- * `GET /search/wiki` (dagu-rest-notes §1.7–1.9, Part B §4). Page URIs follow Dagu's own rule: with the
+ * `GET /search/wiki`. Page URIs follow Dagu's own rule: with the
  * selected workspace `all`, a page belongs to the workspace Dagu reports for it (its id then starts
  * with `{workspace}/`, which the URI drops) or else to `default`; otherwise to the selected workspace.
  * A Dagu without a Wiki store answers 403 "Wiki page management is not available", which is
