@@ -5,35 +5,23 @@
  * Prometheus text parser.
  */
 import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { stringify } from 'yaml';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { nowSeconds, sha256Hex, signJwt } from '../unit/auth/helpers.ts';
+import { nowSeconds, sha256Hex, signJwt } from './auth-helpers.ts';
 import type { RunningGateway } from './gateway.ts';
+import { tempDir } from './temp.ts';
 
 export { nowSeconds, sha256Hex, signJwt };
 
 // ---- temp files -------------------------------------------------------------------------------
 
-const createdDirs: string[] = [];
-
-/** A fresh temp folder, removed when the test process exits. */
-export function tempDir(prefix = 'gateway-auth-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  if (createdDirs.length === 0) {
-    process.once('exit', () => {
-      for (const created of createdDirs) rmSync(created, { recursive: true, force: true });
-    });
-  }
-  createdDirs.push(dir);
-  return dir;
-}
+export { tempDir };
 
 /** Replaces a file atomically (write + rename), as editors and config managers do. */
 export function replaceFile(path: string, text: string): void {

@@ -155,8 +155,7 @@ const sendJson = (res: ServerResponse, status: number, body: unknown): void => {
 };
 
 /** Starts the authorization server on 127.0.0.1 (free port). */
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /** The login or consent form a browser shows: posts to the same routes the tests' user agent uses. */
 function interactionPage(uid: string, prompt: string, params: Record<string, unknown>): string {

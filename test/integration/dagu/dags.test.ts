@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DaguClient } from '../../../src/dagu/types.ts';
 import { type DaguInstance, daguApi, getTestDagu, startDagu, type TestDagu } from '../../support/dagu.ts';
-import { clientFor, type Data, onlyDags, type Reader, RFC3339_MS, readerFor } from './harness.ts';
+import {
+  clientFor,
+  type Data,
+  onlyDags,
+  type Reader,
+  RFC3339_MS,
+  readerFor,
+} from '../../support/dagu-harness.ts';
 
 let dagu: TestDagu;
 let client: DaguClient;

@@ -7,8 +7,8 @@ import { isPathStructure } from '../../../src/dagu/client.ts';
 import { isDagName, isDagRunId } from '../../../src/dagu/names.ts';
 import type { DaguClient } from '../../../src/dagu/types.ts';
 import { type DaguInstance, getTestDagu, startDagu, type TestDagu } from '../../support/dagu.ts';
+import { clientFor, type Data, daguCounts, type Reader, readerFor } from '../../support/dagu-harness.ts';
 import { type RecordingServer, startRecordingServer } from '../../support/recording-server.ts';
-import { clientFor, type Data, daguCounts, type Reader, readerFor } from './harness.ts';
 
 let dagu: TestDagu;
 let proxy: RecordingServer;

@@ -6,7 +6,14 @@ import { after, before, describe, it } from 'node:test';
 import type { DaguClient } from '../../../src/dagu/types.ts';
 import { EMPTY_LOG } from '../../../src/read/upstream/log.ts';
 import { daguApi, getTestDagu, type TestDagu } from '../../support/dagu.ts';
-import { clientFor, type Data, onlyDags, type Reader, RFC3339_MS, readerFor } from './harness.ts';
+import {
+  clientFor,
+  type Data,
+  onlyDags,
+  type Reader,
+  RFC3339_MS,
+  readerFor,
+} from '../../support/dagu-harness.ts';
 
 let dagu: TestDagu;
 let client: DaguClient;

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { type AuditEntry, createAuditLog, formatAuditLine } from '../../../src/audit/audit-log.ts';
 import { redactArguments } from '../../../src/audit/redact.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
+import { tempDir } from '../../support/temp.ts';
 
-const tempDir = () => mkdtempSync(join(tmpdir(), 'dmg-audit-'));
 const lines = (file: string) =>
   readFileSync(file, 'utf8')
     .split('\n')

@@ -3,7 +3,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ApiKeysFileError, createApiKeyStore, findKey, parseApiKeys } from '../../../src/auth/api-keys.ts';
-import { eventually, recordingLog, sha256Hex, tempDir, writeTemp } from './helpers.ts';
+import { eventually, recordingLog, sha256Hex, tempDir, writeTemp } from '../../support/auth-helpers.ts';
 
 const KEY_A = 'dmg_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const KEY_B = 'dmg_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';

@@ -19,7 +19,7 @@ import {
   signJwt,
   tempDir,
   writeTemp,
-} from './helpers.ts';
+} from '../../support/auth-helpers.ts';
 
 const SECRET = 'dagu-token-secret-0123456789abcdef0123456789';
 const VIEWER_KEY = 'dmg_viewer_0123456789abcdefghijklmnopqrstuvwx';

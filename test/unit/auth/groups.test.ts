@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { createAuthenticator } from '../../../src/auth/authenticate.ts';
 import { applyGroups, parseGroups } from '../../../src/auth/groups.ts';
 import { accessPolicyFor, type Identity } from '../../../src/auth/identity.ts';
-import { nowSeconds, recordingLog, signJwt, tempDir, writeTemp } from './helpers.ts';
+import { nowSeconds, recordingLog, signJwt, tempDir, writeTemp } from '../../support/auth-helpers.ts';
 
 const POLICY = `groups:
   data-eng: { role: operator, dags: ["etl-*"], workspaces: ["ops"] }

@@ -9,7 +9,7 @@ import {
   type JwtVerifier,
   looksLikeJwt,
 } from '../../../src/auth/jwt.ts';
-import { nowSeconds, recordingLog, signJwt, tempDir, writeTemp } from './helpers.ts';
+import { nowSeconds, recordingLog, signJwt, tempDir, writeTemp } from '../../support/auth-helpers.ts';
 
 const SECRET = 'dagu-token-secret-0123456789abcdef0123456789';
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });

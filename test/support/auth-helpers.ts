@@ -1,8 +1,5 @@
 import { createHash, createHmac, type KeyObject, sign } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Log } from '../../../src/core/log.ts';
+import type { Log } from '../../src/core/log.ts';
 
 const b64url = (data: Buffer | string) => Buffer.from(data).toString('base64url');
 
@@ -41,15 +38,7 @@ export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
-export function tempDir(prefix = 'dmg-auth-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
-
-export function writeTemp(dir: string, name: string, text: string): string {
-  const file = join(dir, name);
-  writeFileSync(file, text);
-  return file;
-}
+export { tempDir, writeTemp } from './temp.ts';
 
 export interface RecordedLog extends Log {
   lines: Array<{ level: string; fields: Record<string, unknown>; message: string }>;

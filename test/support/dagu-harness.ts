@@ -3,18 +3,18 @@
  * the real input layer (resolveReadInput), the handler gets the real Dagu client.
  */
 
-import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../../../src/core/access.ts';
-import { createDaguClient } from '../../../src/dagu/client.ts';
-import type { DaguClient } from '../../../src/dagu/types.ts';
-import type { TargetHandler } from '../../../src/read/definition.ts';
-import { ReadError } from '../../../src/read/errors.ts';
-import { resolveReadInput } from '../../../src/read/input/index.ts';
-import { dagTargets } from '../../../src/read/targets/dags.ts';
-import { handlersOf } from '../../../src/read/targets/index.ts';
-import { runTargets } from '../../../src/read/targets/runs.ts';
-import type { ResolvedRead } from '../../../src/read/types.ts';
-import { daguApi, type TestDagu } from '../../support/dagu.ts';
-import { depsOf } from '../../support/read-deps.ts';
+import { type AccessPolicy, UNRESTRICTED_ACCESS } from '../../src/core/access.ts';
+import { createDaguClient } from '../../src/dagu/client.ts';
+import type { DaguClient } from '../../src/dagu/types.ts';
+import type { TargetHandler } from '../../src/read/definition.ts';
+import { ReadError } from '../../src/read/errors.ts';
+import { resolveReadInput } from '../../src/read/input/index.ts';
+import { dagTargets } from '../../src/read/targets/dags.ts';
+import { handlersOf } from '../../src/read/targets/index.ts';
+import { runTargets } from '../../src/read/targets/runs.ts';
+import type { ResolvedRead } from '../../src/read/types.ts';
+import { daguApi, type TestDagu } from './dagu.ts';
+import { depsOf } from './read-deps.ts';
 
 export const HANDLERS: Readonly<Record<string, TargetHandler>> = handlersOf({ ...dagTargets, ...runTargets });
 
