@@ -12,7 +12,6 @@ import { extname, join, normalize, sep } from 'node:path';
 import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
 import { ROOT } from './bin.ts';
-import { skipUnlessCI } from './ci.ts';
 
 /** Where tests keep what a person should be able to look at afterwards (screenshots). */
 export const ARTIFACTS_DIR = join(ROOT, 'test-artifacts');
@@ -33,8 +32,8 @@ export function chromiumBinary(): { path?: string; reason?: string } {
   return found;
 }
 
-/** The `skip` option of a browser test: false when Chromium is there; under CI a missing one throws. */
-export const skipWithoutChromium = (): string | false => skipUnlessCI(chromiumBinary().reason ?? false);
+/** Why Chromium is missing, or false. A test skips with `skipUnlessCI(chromiumMissing())` (CI: fails). */
+export const chromiumMissing = (): string | false => chromiumBinary().reason ?? false;
 
 /** Headless Chromium. Root (CI containers) cannot use Chromium's sandbox. */
 export async function launchChromium(): Promise<Browser> {

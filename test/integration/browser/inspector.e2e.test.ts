@@ -10,14 +10,15 @@ import { testTools } from '../../../scripts/test-tools.mjs';
 import { type CapturedGateway, startCapturedGateway } from '../../support/auth-fixtures.ts';
 import {
   artifactPath,
+  chromiumMissing,
   launchChromium,
   type StaticServer,
-  skipWithoutChromium,
   startStaticServer,
 } from '../../support/browser.ts';
+import { skipUnlessCI } from '../../support/ci.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 
-const skip = skipWithoutChromium();
+const skip = skipUnlessCI(chromiumMissing());
 
 let dagu: TestDagu;
 let inspector: StaticServer;

@@ -14,16 +14,17 @@ import {
 } from '../../support/auth-fixtures.ts';
 import {
   bundleMcpPage,
+  chromiumMissing,
   launchChromium,
   MCP_PAGE_HTML,
   type StaticServer,
-  skipWithoutChromium,
   startStaticServer,
 } from '../../support/browser.ts';
 import type { McpPage, SeenResponse, StepResult } from '../../support/browser-page/mcp-page.ts';
+import { skipUnlessCI } from '../../support/ci.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 
-const skip = skipWithoutChromium();
+const skip = skipUnlessCI(chromiumMissing());
 const KEY = newApiKey('browser');
 
 let dagu: TestDagu;
