@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seedDagu, startDagu } from '../test/support/dagu.ts';
-// @ts-expect-error: a plain .mjs helper without type declarations
 import { testTools } from './test-tools.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -76,8 +76,15 @@ if (oauth) {
   });
   authServer.addResourceServer(`${publicUrl}/mcp`, { scope: DAGU_SCOPES.join(' ') });
 }
+/** MCP Inspector's web UI; the loopback rule admits it, an explicit ALLOWED_ORIGINS gets it added. */
+const INSPECTOR_ORIGIN = 'http://localhost:6274';
+const allowedOrigins = process.env.ALLOWED_ORIGINS;
 const config = loadConfig({
   ...process.env,
+  ...(allowedOrigins === undefined ||
+  allowedOrigins.split(',').some((entry) => entry.trim() === INSPECTOR_ORIGIN)
+    ? {}
+    : { ALLOWED_ORIGINS: `${allowedOrigins},${INSPECTOR_ORIGIN}` }),
   HOST: '127.0.0.1',
   PORT: port,
   DAGU_URL: dagu.url,
@@ -110,6 +117,10 @@ Gateway:  http://127.0.0.1:${config.port}  (health /healthz, readiness /readyz, 
 MCP URL:  ${mcpUrl}
 
 Connect a client (README "Connect a client"; the stdio entries start their own gateway):
+
+MCP Inspector web UI (browser, CORS: ${INSPECTOR_ORIGIN} is an allowed origin):
+  npx @modelcontextprotocol/inspector@1.0.3, then open ${INSPECTOR_ORIGIN}: Transport Type "Streamable HTTP",
+  URL ${mcpUrl}, Connection Type "Direct"${authenticated ? ', Authentication: Bearer <your API key or JWT>' : ''}
 
 ${snippets}
 

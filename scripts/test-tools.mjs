@@ -1,5 +1,5 @@
 // Installs the tools CI runs beside the gateway (scripts/test-tools/package.json: the MCP conformance
-// suite, MCP Inspector, official Node 22 and 24 binaries from the npm registry) into a cache folder
+// suite, MCP Inspector (and its v1-line web UI), official Node 22 and 24 binaries from the npm registry) into a cache folder
 // keyed by their lockfile, once; later runs reuse it. Idempotent; a failed install fails the run
 // (never a skip).
 //
@@ -59,6 +59,9 @@ export function testTools() {
       'build',
       'index.js',
     ),
+    // MCP Inspector's v1-line web UI (static files): its "Direct" connection type connects from the
+    // browser itself, which the v2 web UI (always through its own backend) cannot.
+    inspectorWebV1: join(modules, 'inspector-web-v1', 'dist'),
   };
 }
 

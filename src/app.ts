@@ -8,6 +8,7 @@ import type { GatewayConfig } from './config.ts';
 import type { DaguClient } from './dagu/types.ts';
 import { createGatewayCore, type GatewayCore } from './gateway-core.ts';
 import { callMeteringPlugin } from './http/call-metering.ts';
+import { corsPlugin } from './http/cors.ts';
 import { httpAnswersPlugin } from './http/errors.ts';
 import { healthPlugin } from './http/health.ts';
 import { mcpPlugin } from './http/mcp-route.ts';
@@ -121,6 +122,13 @@ async function registerPlugins(
     allowedOrigins: config.allowedOrigins,
     loopbackOrigins: config.loopbackOrigins,
     audit,
+  });
+  // Browsers: CORS for the admitted origins on /mcp and its metadata; a preflight is answered here,
+  // before authentication (it carries no credential), and later refusals keep the CORS headers.
+  await app.register(corsPlugin, {
+    mcpPath: config.mcpPath,
+    allowedOrigins: config.allowedOrigins,
+    loopbackOrigins: config.loopbackOrigins,
   });
   await app.register(authenticationPlugin, {
     authenticator: { config, log: app.log, options: { keys: { onReload: metrics.keyReload } } },

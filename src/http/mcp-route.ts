@@ -212,6 +212,10 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
           const payload = await lean!.serve(call, facts);
           return reply.code(200).header('content-type', 'application/json').send(payload);
         }
+        // A hijacked reply sends none of the headers hooks set on it (CORS): hand them to the SDK's response.
+        for (const [name, value] of Object.entries(reply.getHeaders())) {
+          if (value !== undefined) reply.raw.setHeader(name, value);
+        }
         reply.hijack();
         await requestSideChannel.run(facts, () => nodeHandler(request.raw, reply.raw, prepared.sdkBody));
       } finally {

@@ -20,7 +20,6 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
-// @ts-expect-error: a plain .mjs helper without type declarations
 import { testTools } from '../../../scripts/test-tools.mjs';
 import {
   bearer,
