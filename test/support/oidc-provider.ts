@@ -179,6 +179,8 @@ export async function startAuthorizationServer(
   const jwksFetches: number[] = [];
   let keys: JWK[] = [newSigningKey()];
   let current = keys[0]!.kid!;
+  // OpenID's scopes (`offline_access` asks for a refresh token) and the resource servers' ones.
+  const configuredScopes = ['openid', 'offline_access', ...(options.scopes ?? DAGU_SCOPES)];
 
   const ttlFor = (clientId: string, clientName: unknown): number => {
     const ttl = options.accessTokenTTL ?? 600;
@@ -196,8 +198,7 @@ export async function startAuthorizationServer(
     adapter: memoryAdapterFactory(store, options.pinClientScopes ?? true),
     jwks: { keys },
     cookies: { keys: cookieKeys },
-    // OpenID's scopes (`offline_access` asks for a refresh token) and the resource servers' ones.
-    scopes: ['openid', 'offline_access', ...(options.scopes ?? DAGU_SCOPES)],
+    scopes: configuredScopes,
     claims: { openid: ['sub'] },
     async findAccount(_ctx, id) {
       return Object.hasOwn(accounts, id) ? { accountId: id, claims: () => ({ sub: id }) } : undefined;
@@ -264,7 +265,7 @@ export async function startAuthorizationServer(
    * The application's interaction routes (oidc-provider leaves login and consent to the host):
    * GET /interaction/:uid describes the prompt as JSON; POST /interaction/:uid/login takes `login`
    * and `password`; POST /interaction/:uid/confirm grants the requested scopes, or only those in
-   * `scope` when the form names some (a user unticking a scope).
+   * `scope` when the form names some (a user unticking a scope: the others are rejected).
    */
   async function interaction(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const [, , uid, action] = path.split('/');
@@ -301,24 +302,38 @@ export async function startAuthorizationServer(
     }
     if (req.method === 'POST' && action === 'confirm' && details.prompt.name === 'consent') {
       const form = await readForm(req);
-      const approved = form.get('scope')?.split(' ');
-      const allowed = (scopes: readonly string[]) =>
-        approved === undefined ? [...scopes] : scopes.filter((scope) => approved.includes(scope));
       const accountId = details.session?.accountId;
       const clientId = details.params.client_id;
       if (typeof accountId !== 'string' || typeof clientId !== 'string') {
         return sendJson(res, 400, { error: 'no_session' });
       }
-      const grant =
-        (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ??
-        new provider.Grant({ accountId, clientId });
-      const missing = details.prompt.details as {
-        missingOIDCScope?: string[];
-        missingResourceScopes?: Record<string, string[]>;
-      };
-      if (missing.missingOIDCScope) grant.addOIDCScope(allowed(missing.missingOIDCScope));
-      for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
-        grant.addResourceScope(resource, allowed(scopes));
+      // The consent answers the whole request: a new grant holds the requested scopes the user
+      // approved and rejects the others. A rejected scope is not asked for again (oidc-provider
+      // prompts for scopes neither granted nor rejected) until a request forces consent
+      // (`prompt=consent`, which the Python MCP SDK sends when it asks for `offline_access`): then the
+      // user decides afresh.
+      const requested = String(details.params.scope ?? '')
+        .split(' ')
+        .filter((scope) => scope !== '');
+      const approved = form.get('scope')?.split(' ');
+      const decide = (asked: readonly string[]) => ({
+        granted: asked.filter((scope) => approved === undefined || approved.includes(scope)),
+        rejected: asked.filter((scope) => approved !== undefined && !approved.includes(scope)),
+      });
+      const grant = new provider.Grant({ accountId, clientId });
+      const oidc = decide(requested.filter((scope) => configuredScopes.includes(scope)));
+      if (oidc.granted.length > 0) grant.addOIDCScope(oidc.granted);
+      if (oidc.rejected.length > 0) grant.rejectOIDCScope(oidc.rejected);
+      const missing = details.prompt.details as { missingResourceScopes?: Record<string, string[]> };
+      const indicators = new Set([
+        ...Object.keys(missing.missingResourceScopes ?? {}),
+        ...[details.params.resource].flat().filter((value): value is string => typeof value === 'string'),
+      ]);
+      for (const resource of indicators) {
+        const offered = resourceServers.get(resource)?.scope.split(' ') ?? [];
+        const decision = decide(requested.filter((scope) => offered.includes(scope)));
+        if (decision.granted.length > 0) grant.addResourceScope(resource, decision.granted);
+        if (decision.rejected.length > 0) grant.rejectResourceScope(resource, decision.rejected);
       }
       const grantId = await grant.save();
       return provider.interactionFinished(

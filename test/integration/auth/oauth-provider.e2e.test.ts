@@ -3,8 +3,10 @@
 // Python SDK's mcp.client.auth, the SDK's client-credentials provider, MCP Inspector's CLI) find the
 // provider through the gateway's 401 and protected-resource metadata, register, get a token bound to
 // the gateway with RFC 8707 `resource`, and read from the real Dagu. Then: expiry and refresh, a token
-// for another resource, a revoked client, signing-key rotation (last: it changes the keys every later
-// token is signed with).
+// for another resource, a token without the read scope, the workbook step-up, a revoked client,
+// signing-key rotation (last: it changes the keys every later token is signed with). The Python SDK
+// client (test/support/python/oauth_read.py) goes through each of these too; its tests assert the HTTP
+// exchanges it makes, since what it does on a refusal is the SDK's own choice.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -209,22 +211,56 @@ function run(
   });
 }
 
+interface PythonRead {
+  isError: boolean;
+  dags: string[];
+  /** How many sheets a workbook read returned. */
+  sheets: number;
+  error: unknown;
+}
+
 interface PythonResult {
   tools: string[];
-  reads: Array<{ isError: boolean; dags: string[]; error: unknown }>;
+  reads: PythonRead[];
+  /** Exceptions that ended a connect or the session's calls (the SDK's OAuth flow raising included). */
+  failures: Array<{ step: string; type: string; code: number | null; message: string }>;
   authorizations: number;
+  /** Per trip to the authorization endpoint: the scope, resource and prompt the SDK asked for. */
+  authorizationRequests: Array<{ scope: string | null; resource: string | null; prompt: string | null }>;
+  /** Every access token the SDK saved, oldest first. */
   accessTokens: string[];
+  scope: string | null;
   refreshToken: boolean;
+  /** Every HTTP exchange of the SDK's HTTP client, in order (the headless user's are not in it). */
+  requests: Array<{
+    method: string;
+    url: string;
+    status: number;
+    bearer: string | null;
+    challenge: string | null;
+  }>;
+}
+
+interface PythonOptions {
+  clientName?: string;
+  /** The first read is the workbook target at this path instead of `dags`. */
+  workbook?: string;
+  /** Per authorization, the scopes the user approves at consent; null: every requested one. */
+  approvals?: Array<string | null>;
+  /** An access token the client's storage holds before its first request. */
+  accessToken?: string;
+  /** Called after the first read, with the registered client_id; the client reads on after it. */
+  paused?: (clientId: string) => Promise<void>;
+  readAfterExpiry?: boolean;
+  /** A connect that failed is made once more with the same provider and storage. */
+  reconnect?: boolean;
 }
 
 /**
  * Runs test/support/python/oauth_read.py (the Python MCP SDK's OAuth client). Undefined when there is
  * no Python MCP SDK: the test is skipped then, and fails under CI.
  */
-async function pythonRead(
-  t: TestContext,
-  options: { clientName?: string; readAfterExpiry?: boolean } = {},
-): Promise<PythonResult | undefined> {
+async function pythonRead(t: TestContext, options: PythonOptions = {}): Promise<PythonResult | undefined> {
   const python = process.env.MCP_CLIENT_PYTHON;
   if (python === undefined) {
     const reason = 'no Python MCP SDK (scripts/python-fixtures.sh mcp-client; the test runner prepares it)';
@@ -232,15 +268,74 @@ async function pythonRead(
     return undefined;
   }
   const script = join(import.meta.dirname, '..', '..', 'support', 'python', 'oauth_read.py');
-  const args = [script, gateway.mcpUrl, ...(options.readAfterExpiry ? ['--read-after-expiry'] : [])];
-  const { code, stdout, stderr } = await run(python, args, {
-    OAUTH_LOGIN: user.login,
-    OAUTH_PASSWORD: user.password,
-    ...(options.clientName ? { OAUTH_CLIENT_NAME: options.clientName } : {}),
+  const args = [
+    script,
+    gateway.mcpUrl,
+    ...(options.workbook ? ['--workbook', options.workbook] : []),
+    ...(options.paused ? ['--pause'] : []),
+    ...(options.readAfterExpiry ? ['--read-after-expiry'] : []),
+    ...(options.reconnect ? ['--reconnect'] : []),
+  ];
+  const child = spawn(python, args, {
+    env: {
+      ...process.env,
+      OAUTH_LOGIN: user.login,
+      OAUTH_PASSWORD: user.password,
+      ...(options.clientName ? { OAUTH_CLIENT_NAME: options.clientName } : {}),
+      ...(options.approvals ? { OAUTH_APPROVALS: JSON.stringify(options.approvals) } : {}),
+      ...(options.accessToken ? { OAUTH_ACCESS_TOKEN: options.accessToken } : {}),
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // The script may end without reading stdin (a failure before its pause).
+  child.stdin.on('error', () => {});
+  let stdout = '';
+  let stderr = '';
+  let pending: Promise<void> | undefined;
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+    if (options.paused === undefined || pending !== undefined) return;
+    // The script pauses once, announcing it on a line of its own; the answer is a line on stdin.
+    const line = stdout
+      .split('\n')
+      .slice(0, -1)
+      .find((text) => text.startsWith('{"event": "paused"'));
+    if (line === undefined) return;
+    const { clientId } = JSON.parse(line) as { clientId: string };
+    pending = options.paused(clientId).finally(() => child.stdin.end('\n'));
+    // Awaited once the script has ended; kept from being reported as unhandled in between.
+    pending.catch(() => {});
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  await pending;
   assert.equal(code, 0, stderr.slice(-2000));
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as PythonResult;
 }
+
+/** The audit's refusals with this reason, oldest first. */
+const auditRefusals = (reason: string) => gateway.auditLines().filter((line) => line.reason === reason);
+
+/** The Python client's HTTP exchanges as `METHOD URL STATUS`, the gateway's origin as GW, the provider's as AS. */
+const exchanges = (result: PythonResult, from = 0): string[] =>
+  result.requests
+    .slice(from)
+    .map(
+      ({ method, url, status }) =>
+        `${method} ${url.replace(publicUrl, 'GW').replace(as.issuer, 'AS')} ${status}`,
+    );
+
+/** The discovery and registration of a first connect, after the gateway's 401. */
+const DISCOVER_AND_REGISTER = [
+  'GET GW/.well-known/oauth-protected-resource/mcp 200',
+  'GET AS/.well-known/oauth-authorization-server 200',
+  'POST AS/reg 201',
+];
 
 // ---- discovery and first connects -------------------------------------------------------------
 
@@ -297,6 +392,7 @@ describe('first connect through discovery, then a read', () => {
   test('the Python SDK client does the same', async (t) => {
     const result = await pythonRead(t);
     if (result === undefined) return;
+    assert.deepEqual(result.failures, []);
     assert.deepEqual(result.tools, ['dagu_read']);
     assert.equal(result.authorizations, 1);
     const read = result.reads[0];
@@ -419,6 +515,136 @@ describe('refusals', () => {
     assert.equal((await postMcp(gateway.mcpUrl, bearer(machineLive))).status, 200);
     assert.equal((await postMcp(gateway.mcpUrl, bearer(userLive.access_token))).status, 200);
   });
+
+  test('Python SDK client, authorization code, holding a client-credentials token for another resource: 401 wrong_audience; it discovers, registers, authorizes and reads', async (t) => {
+    const other = await machineToken(await registerMachineClient(), { resource: OTHER_RESOURCE });
+    const denied = auditRefusals('wrong_audience').length;
+    const result = await pythonRead(t, { accessToken: other });
+    if (result === undefined) return;
+    assert.deepEqual(result.failures, []);
+    const [first] = result.requests;
+    assert.equal(first?.bearer, other, 'the stored token was presented first');
+    assert.match(first?.challenge ?? '', /error="invalid_token"/);
+    assert.equal(auditRefusals('wrong_audience').length, denied + 1);
+    assert.equal(auditRefusals('wrong_audience').at(-1)?.http_status, 401);
+    // A 401 for a token it holds sends the SDK through the whole flow again (it has no refresh token
+    // here; with one it would not try it either: oauth2.py runs the authorization on every 401).
+    assert.deepEqual(exchanges(result).slice(0, 6), [
+      'POST GW/mcp 401',
+      ...DISCOVER_AND_REGISTER,
+      'POST AS/token 200',
+      'POST GW/mcp 200',
+    ]);
+    assert.equal(result.authorizations, 1);
+    assert.equal(result.accessTokens.length, 1);
+    const token = result.accessTokens[0]!;
+    assert.equal(decodeJwt(token).payload.aud, resource);
+    for (const request of result.requests.slice(5)) assert.equal(request.bearer, token);
+    assert.equal(result.reads[0]?.isError, false, JSON.stringify(result.reads[0]?.error));
+    assert.ok(result.reads[0]?.dags.includes(dagu.seed.dags.twoSteps));
+  });
+
+  test('Python SDK client, authorization code, the user unticks dagu.read: the 403 insufficient_scope after its first authorization fails that connect; the next connect steps up with the union and reads', async (t) => {
+    const denied = auditRefusals('insufficient_scope').length;
+    const result = await pythonRead(t, { approvals: ['offline_access', null], reconnect: true });
+    if (result === undefined) return;
+    // The SDK answers a 403 only when it is the first answer to a request: the retry after the
+    // authorization a 401 started goes back to the transport, which reports an MCP error.
+    assert.deepEqual(result.failures, [
+      { step: 'initialize', type: 'MCPError', code: -32603, message: 'Server returned an error response' },
+    ]);
+    assert.deepEqual(exchanges(result).slice(0, 9), [
+      'POST GW/mcp 401',
+      ...DISCOVER_AND_REGISTER,
+      'POST AS/token 200',
+      'POST GW/mcp 403',
+      // The second connect, same provider and storage: step-up without discovery.
+      'POST GW/mcp 403',
+      'POST AS/token 200',
+      'POST GW/mcp 200',
+    ]);
+    for (const index of [5, 6]) {
+      const challenge = result.requests[index]?.challenge ?? '';
+      assert.match(challenge, /error="insufficient_scope"/);
+      assert.match(challenge, /scope="dagu\.read"/);
+    }
+    assert.equal(auditRefusals('insufficient_scope').length, denied + 2);
+    assert.equal(auditRefusals('insufficient_scope').at(-1)?.http_status, 403);
+    const [unticked, stepUp] = result.accessTokens.map((token) => decodeJwt(token).payload);
+    assert.equal(unticked?.scope, undefined, 'no resource scope was granted');
+    assert.equal(unticked?.aud, resource);
+    assert.equal(stepUp?.scope, 'dagu.read');
+    // The step-up asks for the scope it asked for before, with the challenged one (the same here).
+    assert.deepEqual(
+      result.authorizationRequests.map(({ scope, prompt }) => ({ scope, prompt })),
+      [
+        { scope: 'dagu.read offline_access', prompt: 'consent' },
+        { scope: 'dagu.read offline_access', prompt: 'consent' },
+      ],
+    );
+    assert.equal(result.reads[0]?.isError, false, JSON.stringify(result.reads[0]?.error));
+    assert.ok(result.reads[0]?.dags.includes(dagu.seed.dags.twoSteps));
+  });
+
+  test('Python SDK client, authorization code with dagu.read, workbook read: 403 naming dagu.read dagu.workbook; it steps up (no new discovery, union of scopes, consent) and reads', async (t) => {
+    const denied = auditRefusals('insufficient_scope').length;
+    const result = await pythonRead(t, { workbook: join(workbookDir, 'small.xlsx') });
+    if (result === undefined) return;
+    assert.deepEqual(result.failures, []);
+    const refused = result.requests.findIndex((request) => request.status === 403);
+    assert.match(
+      result.requests[refused]?.challenge ?? '',
+      /scope="dagu\.read dagu\.workbook", error="insufficient_scope"/,
+    );
+    assert.deepEqual(exchanges(result, refused), ['POST GW/mcp 403', 'POST AS/token 200', 'POST GW/mcp 200']);
+    assert.equal(auditRefusals('insufficient_scope').length, denied + 1);
+    assert.equal(result.authorizations, 2);
+    assert.deepEqual(result.authorizationRequests[1], {
+      scope: 'dagu.read offline_access dagu.workbook',
+      resource,
+      prompt: 'consent',
+    });
+    const scopes = result.accessTokens.map((token) => decodeJwt(token).payload.scope);
+    assert.deepEqual(scopes, ['dagu.read', 'dagu.read dagu.workbook']);
+    assert.equal(result.reads[0]?.isError, false, JSON.stringify(result.reads[0]?.error));
+    assert.ok((result.reads[0]?.sheets ?? 0) > 0, 'the workbook read returned its sheets');
+  });
+
+  test('Python SDK client, authorization code, its client revoked at the provider: the refresh gets 401; it re-authorizes with the revoked client_id, the provider refuses (invalid_client) and the call fails with the redirect handler’s error', async (t) => {
+    const providerErrors = as.errors().length;
+    const result = await pythonRead(t, {
+      clientName: SHORT_LIVED,
+      readAfterExpiry: true,
+      paused: (clientId) => as.revokeClient(clientId),
+    });
+    if (result === undefined) return;
+    assert.equal(result.reads.length, 1, 'the read before the revocation');
+    assert.equal(result.reads[0]?.isError, false);
+    assert.equal(result.failures.length, 1);
+    const [failure] = result.failures;
+    assert.equal(failure?.step, 'read after expiry');
+    assert.equal(failure?.type, 'RuntimeError', 'raised by the redirect handler (the headless user)');
+    assert.match(
+      failure?.message ?? '',
+      /^authorization stopped at \/auth: HTTP 400 .*"error":"invalid_client"/,
+    );
+    const refresh = result.requests.findIndex(
+      (request) => request.url === as.tokenEndpoint && request.status === 401,
+    );
+    assert.ok(refresh > 0, 'the refresh was refused');
+    // The SDK drops its tokens, sends the request without one, and on the 401 discovers again and
+    // authorizes with the client it has: no new registration.
+    assert.deepEqual(exchanges(result, refresh), [
+      'POST AS/token 401',
+      'POST GW/mcp 401',
+      'GET GW/.well-known/oauth-protected-resource/mcp 200',
+      'GET AS/.well-known/oauth-authorization-server 200',
+    ]);
+    assert.equal(result.requests[refresh + 1]?.bearer, null);
+    assert.equal(result.authorizations, 2);
+    assert.equal(result.accessTokens.length, 1, 'no token after the revocation');
+    assert.deepEqual(as.errors().slice(providerErrors), ['grant.error: invalid_client']);
+  });
 });
 
 // ---- MCP Inspector ----------------------------------------------------------------------------
@@ -461,6 +687,7 @@ describe('token lifetime and signing keys', () => {
   test('the Python SDK refreshes an expired access token before its next request, in the same session', async (t) => {
     const result = await pythonRead(t, { clientName: SHORT_LIVED, readAfterExpiry: true });
     if (result === undefined) return;
+    assert.deepEqual(result.failures, []);
     assert.equal(result.reads.length, 2);
     for (const read of result.reads) assert.equal(read.isError, false, JSON.stringify(read.error));
     assert.equal(result.authorizations, 1, 'no second login');
@@ -495,17 +722,43 @@ describe('token lifetime and signing keys', () => {
     assert.equal(decodeJwt(refreshed.access_token).payload.aud, resource);
   });
 
-  test('after a key rotation the gateway refetches the JWKS for the new kid; the old key stays published', async () => {
+  test('after a key rotation the gateway refetches the JWKS for the new kid; the old key stays published', async (t) => {
     const machine = await registerMachineClient();
     const before = await machineToken(machine);
     const oldKid = as.currentKid();
     // An unknown kid makes the gateway fetch the set again, at most once per cooldown.
     await until((as.jwksFetches().at(-1) ?? 0) + JWKS_COOLDOWN_MS + 100);
     const fetches = as.jwksFetches().length;
+    let newKid: string | undefined;
+    const rotate = () => {
+      newKid = as.rotateKeys();
+      assert.notEqual(newKid, oldKid);
+      assert.deepEqual(as.publishedKids(), [newKid, oldKid]);
+    };
 
-    const newKid = as.rotateKeys();
-    assert.notEqual(newKid, oldKid);
-    assert.deepEqual(as.publishedKids(), [newKid, oldKid]);
+    await t.test(
+      'Python SDK client, authorization code, refresh across the rotation: the refreshed token carries the new kid and reads',
+      async (st) => {
+        // Authorized and read before the rotation; the provider rotates while the client waits, and
+        // its next read (after its token expired) refreshes first.
+        const result = await pythonRead(st, {
+          clientName: SHORT_LIVED,
+          readAfterExpiry: true,
+          paused: async () => rotate(),
+        });
+        if (result === undefined) return;
+        assert.deepEqual(result.failures, []);
+        for (const read of result.reads) assert.equal(read.isError, false, JSON.stringify(read.error));
+        assert.equal(result.reads.length, 2);
+        assert.equal(result.authorizations, 1, 'no second login');
+        const kids = result.accessTokens.map((token) => decodeJwt(token).header.kid);
+        assert.deepEqual(kids, [oldKid, newKid]);
+        assert.equal(as.jwksFetches().length, fetches + 1, 'one fetch for the unknown kid');
+      },
+    );
+    // Without a Python SDK (the subtest skipped) the rotation happens here.
+    if (newKid === undefined) rotate();
+
     const after = await machineToken(machine);
     assert.equal(decodeJwt(after).header.kid, newKid);
     const accepted = await postMcp(gateway.mcpUrl, bearer(after));
