@@ -26,7 +26,9 @@ import { dotSegmentField, segmentNoun, VALUE_RULES_BY_TARGET } from './value-rul
  *  2. unknown fields (own `__proto__` too), in input key order → invalid_tool_input
  *  3. bounds (bounds.ts: length caps, well-formed Unicode), then types (string or null; limit
  *     integer or null), in input key order; then trimming
- *  4. mode: uri with any target-mode field → invalid_tool_input, details.fields;
+ *  4. mode: uri with any target-mode field → invalid_tool_input, details.fields naming `uri` and
+ *     every target-mode field sent (both are causes), beside `field` when exactly one target-mode
+ *     field was sent (it is the one to drop);
  *     neither target nor uri              → invalid_tool_input
  *  URI mode: 5. the URI (see parseResourceUri for its own order), then the bounds of its parts.
  *  Target mode:
@@ -47,6 +49,20 @@ import { dotSegmentField, segmentNoun, VALUE_RULES_BY_TARGET } from './value-rul
 /** Where an error points: one field → `field`; several → `details.fields` and no `field`. */
 function faultyFields(fields: readonly string[]): { field?: string; details?: { fields: string[] } } {
   return fields.length === 1 ? { field: fields[0] } : { details: { fields: [...fields] } };
+}
+
+/**
+ * Where a URI-mode request that also carries target-mode fields points. `uri` and those fields are
+ * all causes (Spec 021: `details` when "More than one field caused the failure"), so `details.fields`
+ * always names them, `uri` first; `field` names the one target-mode field to drop when there is
+ * exactly one. Both readings of the rule, "the stray field" and "uri and the stray field", hold.
+ */
+function mixedModeFields(targetModeFields: readonly string[]): {
+  field?: string;
+  details: { fields: string[] };
+} {
+  const details = { fields: ['uri', ...targetModeFields] };
+  return targetModeFields.length === 1 ? { field: targetModeFields[0], details } : { details };
 }
 
 /** `a`, `a and b`, `a, b and c`. */
@@ -166,7 +182,7 @@ export function resolveReadInput(raw: unknown): ResolvedRead {
       throw readError.invalidInput(
         `URI mode cannot be combined with target-mode fields (${targetModeFields.join(', ')}).`,
         {
-          ...faultyFields(targetModeFields),
+          ...mixedModeFields(targetModeFields),
           ...suppliedContext(raw as Record<string, unknown>),
         },
       );

@@ -516,28 +516,88 @@ describe('addressing mode', () => {
     assertError({ limit: 5 }, invalid('target'));
   });
 
-  test('uri with one target-mode field', () => {
+  test('uri with one target-mode field: `field` names it, details.fields names uri and it', () => {
     const error = assertError(
       { uri: ' dagu://dags ', query: 'page=1' },
       { code: 'invalid_tool_input', field: 'query', uri: 'dagu://dags' },
     );
-    assert.equal(error.details, undefined, 'one field: `field`, no details');
-    assertError(
+    assert.deepEqual(error.details, { fields: ['uri', 'query'] });
+    const limit = assertError(
       { uri: 'dagu://dags', limit: 5 },
       { code: 'invalid_tool_input', field: 'limit', uri: 'dagu://dags' },
     );
+    assert.deepEqual(limit.details, { fields: ['uri', 'limit'] });
   });
 
-  test('uri with several target-mode fields lists them in details.fields', () => {
+  // Every mixed-addressing shape with one stray field: `target` and each target-mode field.
+  for (const stray of ['target', ...TARGET_FIELDS] as const) {
+    test(`uri with ${stray} alone`, () => {
+      const value = stray === 'target' ? 'reference' : sample('reference', stray);
+      const error = assertError(
+        { uri: 'dagu://reference/tools', [stray]: value },
+        {
+          code: 'invalid_tool_input',
+          field: stray,
+          uri: 'dagu://reference/tools',
+          ...(stray === 'target' ? { target: 'reference' } : {}),
+        },
+      );
+      assert.deepEqual(error.details, { fields: ['uri', stray] });
+      assert.equal(error.message, `URI mode cannot be combined with target-mode fields (${stray}).`);
+    });
+  }
+
+  test('the shapes of the contract and of Dagu 2.15.1: field and details both', () => {
+    const shapes: Array<[Record<string, unknown>, string]> = [
+      [{ uri: 'dagu://reference/tools', name: 'tools' }, 'name'],
+      [{ uri: 'dagu://reference/tools', dagRunId: 'run-id' }, 'dagRunId'],
+      [{ uri: 'dagu://runs', query: 'name=nightly' }, 'query'],
+      [{ target: 'reference', uri: 'dagu://reference/tools' }, 'target'],
+      [{ uri: 'dagu://reference/authoring', target: 'reference' }, 'target'],
+    ];
+    for (const [raw, field] of shapes) {
+      const context = {
+        uri: raw.uri as string,
+        ...(raw.target === undefined ? {} : { target: 'reference' }),
+      };
+      const error = assertError(raw, { code: 'invalid_tool_input', field, ...context });
+      assert.deepEqual(error.details, { fields: ['uri', field] }, JSON.stringify(raw));
+    }
+  });
+
+  test('uri with several target-mode fields: no `field`, details.fields names uri and all of them', () => {
     const error = assertError(
       { uri: 'dagu://runs/n/1', dagRunId: '1', name: 'n', target: 'run' },
       { code: 'invalid_tool_input', target: 'run', uri: 'dagu://runs/n/1' },
     );
-    assert.deepEqual(error.details, { fields: ['target', 'name', 'dagRunId'] });
+    assert.equal(error.field, undefined);
+    assert.deepEqual(error.details, { fields: ['uri', 'target', 'name', 'dagRunId'] });
     assert.equal(
       error.message,
       'URI mode cannot be combined with target-mode fields (target, name, dagRunId).',
     );
+    const pair = assertError(
+      { uri: 'dagu://dags', query: 'page=1', limit: 5 },
+      { code: 'invalid_tool_input', uri: 'dagu://dags' },
+    );
+    assert.equal(pair.field, undefined);
+    assert.deepEqual(pair.details, { fields: ['uri', 'query', 'limit'] });
+  });
+
+  test('uri with every target-mode field at once', () => {
+    const raw: Record<string, unknown> = { uri: 'dagu://dags', target: 'dags' };
+    for (const field of TARGET_FIELDS) raw[field] = sample('dags', field);
+    const error = assertError(raw, { code: 'invalid_tool_input', target: 'dags', uri: 'dagu://dags' });
+    assert.equal(error.field, undefined);
+    assert.deepEqual(error.details, { fields: ['uri', 'target', ...TARGET_FIELDS] });
+  });
+
+  test('blank and null target-mode fields beside a stray one are not named', () => {
+    const error = assertError(
+      { uri: 'dagu://dags', target: ' ', name: null, query: '', dagRunId: 'r1' },
+      { code: 'invalid_tool_input', field: 'dagRunId', uri: 'dagu://dags' },
+    );
+    assert.deepEqual(error.details, { fields: ['uri', 'dagRunId'] });
   });
 
   test('blank and null target-mode fields do not make a request mixed', () => {
@@ -553,10 +613,11 @@ describe('addressing mode', () => {
   });
 
   test('a malformed uri in a mixed request is reported as mixed, not as a URI error', () => {
-    assertError(
+    const error = assertError(
       { uri: 'http://x', target: 'dags' },
       { code: 'invalid_tool_input', field: 'target', target: 'dags', uri: 'http://x' },
     );
+    assert.deepEqual(error.details, { fields: ['uri', 'target'] });
   });
 });
 
