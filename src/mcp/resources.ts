@@ -5,6 +5,7 @@ import {
   type ReadResourceResult,
 } from '@modelcontextprotocol/server';
 import type { ErrorCode } from '../core/contract.ts';
+import { QUERY_TABLE, type ReadableShape, URI_SHAPES } from '../read/input/index.ts';
 import type { ReadService } from '../read/service.ts';
 import { REFERENCE_TOPICS } from '../reference/topics.ts';
 import { resourceLinkFor } from './links.ts';
@@ -12,52 +13,51 @@ import { observedRead } from './observed-read.ts';
 import type { OperationObserver } from './operations.ts';
 import { type McpRequestFacts, requestSideChannel } from './request-side-channel.ts';
 
-const LOG_QUERY = '{?tail,head,offset,limit,stream}';
-const FOREACH_QUERY = '{?parent,status,page,perPage}';
-const RUN = 'dagu://runs/{name}/{dagRunId}';
-const SUB = `${RUN}/sub/{subRunId}`;
+/** What each templated shape reads, for the model (the templates themselves come from the shapes). */
+const DESCRIPTIONS: Readonly<Record<string, string>> = {
+  reference: 'A reference topic (Markdown).',
+  dags: 'DAG list.',
+  dag_spec: 'A DAG definition (YAML).',
+  runs: 'DAG-run list, newest first.',
+  run: 'A DAG run with its steps.',
+  run_logs: 'Scheduler log and per-step log flags of a run.',
+  step_log: 'stdout/stderr of one step.',
+  foreach_items: 'Items of a foreach step.',
+  foreach_item: 'One foreach item with its body steps.',
+  foreach_step_log: 'Log of a foreach body step.',
+  sub_run: 'A child DAG run under its root run.',
+  sub_step_log: 'stdout/stderr of a child-run step.',
+  sub_foreach_items: 'Items of a child-run foreach step.',
+  sub_foreach_item: 'One foreach item of a child run.',
+  sub_foreach_step_log: 'Log of a foreach body step of a child run.',
+  wiki: 'Wiki pages of every workspace.',
+  wiki_workspace: 'Wiki pages.',
+  wiki_page: 'A wiki page (Markdown).',
+};
 
-/** URI templates of every readable resource shape (contract "Addressing modes"). */
-const TEMPLATES: ReadonlyArray<{ uriTemplate: string; description: string }> = [
-  { uriTemplate: 'dagu://reference/{topic}', description: 'A reference topic (Markdown).' },
-  { uriTemplate: 'dagu://dags{?page,perPage,name,labels,sort,order}', description: 'DAG list.' },
-  { uriTemplate: 'dagu://dags/{name}/spec', description: 'A DAG definition (YAML).' },
-  {
-    uriTemplate: 'dagu://runs{?name,dagRunId,status*,fromDate,toDate,limit,cursor,labels}',
-    description: 'DAG-run list, newest first.',
-  },
-  { uriTemplate: RUN, description: 'A DAG run with its steps.' },
-  { uriTemplate: `${RUN}/logs{?tail}`, description: 'Scheduler log and per-step log flags of a run.' },
-  { uriTemplate: `${RUN}/steps/{stepName}/logs${LOG_QUERY}`, description: 'stdout/stderr of one step.' },
-  { uriTemplate: `${RUN}/steps/{stepName}/foreach${FOREACH_QUERY}`, description: 'Items of a foreach step.' },
-  {
-    uriTemplate: `${RUN}/steps/{stepName}/foreach/{item}`,
-    description: 'One foreach item with its body steps.',
-  },
-  {
-    uriTemplate: `${RUN}/steps/{stepName}/foreach/{item}/steps/{bodyStepName}/logs${LOG_QUERY}`,
-    description: 'Log of a foreach body step.',
-  },
-  { uriTemplate: SUB, description: 'A child DAG run under its root run.' },
-  {
-    uriTemplate: `${SUB}/steps/{stepName}/logs${LOG_QUERY}`,
-    description: 'stdout/stderr of a child-run step.',
-  },
-  {
-    uriTemplate: `${SUB}/steps/{stepName}/foreach${FOREACH_QUERY}`,
-    description: 'Items of a child-run foreach step.',
-  },
-  { uriTemplate: `${SUB}/steps/{stepName}/foreach/{item}`, description: 'One foreach item of a child run.' },
-  {
-    uriTemplate: `${SUB}/steps/{stepName}/foreach/{item}/steps/{bodyStepName}/logs${LOG_QUERY}`,
-    description: 'Log of a foreach body step of a child run.',
-  },
-  {
-    uriTemplate: 'dagu://wiki/{workspace}{?page,perPage,flat,sort,order,prefix}',
-    description: 'Wiki pages.',
-  },
-  { uriTemplate: 'dagu://wiki/{workspace}/{+path}', description: 'A wiki page (Markdown).' },
-];
+/**
+ * The RFC 6570 template of a shape: its path with a `{+…}` for a value spanning segments, and the
+ * query parameters of its target (`*` for a repeatable one). Undefined for a shape with neither: a
+ * fixed resource.
+ */
+export function templateOf(shape: ReadableShape): string | undefined {
+  const path = shape.parts.map((part) =>
+    typeof part === 'string' ? part : `{${part.rest ? '+' : ''}${part.label ?? part.slot}}`,
+  );
+  const params = shape.query === undefined ? [] : Object.entries(QUERY_TABLE[shape.query].params);
+  if (params.length === 0 && path.every((part) => !part.startsWith('{'))) return undefined;
+  const query = params.map(([name, spec]) => `${name}${spec.repeatable ? '*' : ''}`).join(',');
+  return [`dagu://${shape.family}`, ...path].join('/') + (query === '' ? '' : `{?${query}}`);
+}
+
+/** URI templates of every readable resource shape, in the contract's order ("Addressing modes"). */
+const TEMPLATES: ReadonlyArray<{ uriTemplate: string; description: string }> = URI_SHAPES.flatMap((shape) => {
+  const uriTemplate = templateOf(shape);
+  if (uriTemplate === undefined) return [];
+  const description = DESCRIPTIONS[shape.id];
+  if (description === undefined) throw new Error(`URI shape ${shape.id} has a template but no description`);
+  return [{ uriTemplate, description }];
+});
 
 /**
  * A concrete URI for a template: its query dropped, each variable filled by `valueFor` (default `x`).

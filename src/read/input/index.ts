@@ -27,4 +27,10 @@ export {
 } from './query.ts';
 export { resolveReadInput, TARGETS_WITH_TARGET_MODE_URI } from './resolve.ts';
 export { READ_INPUT_SCHEMA } from './schema.ts';
-export { describeResourceUri, type ParsedResourceUri, parseResourceUri } from './uri.ts';
+export {
+  describeResourceUri,
+  type ParsedResourceUri,
+  parseResourceUri,
+  type ReadableShape,
+  URI_SHAPES,
+} from './uri.ts';
