@@ -63,10 +63,13 @@ export function boundedErrorType(value: string | number | undefined): string | u
   return knownErrorType(value);
 }
 
+/** The upstream failure kinds (src/dagu/client.ts `UpstreamOutcome`) a `status` label may carry. */
+const UPSTREAM_FAILURES = ['timeout', 'network_error', 'aborted', 'bad_body'];
+
 /** An HTTP status (`200`), or a transport failure kind; anything else is `other`. */
 export function boundedStatus(value: number | string): string {
   const text = String(value);
-  return /^[1-5]\d\d$/.test(text) || ['timeout', 'network_error', 'aborted'].includes(text) ? text : OTHER;
+  return /^[1-5]\d\d$/.test(text) || UPSTREAM_FAILURES.includes(text) ? text : OTHER;
 }
 
 /** Route templates come from code, but cap the distinct values anyway in case a raw path slips in. */

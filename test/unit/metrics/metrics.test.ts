@@ -178,6 +178,8 @@ describe('metrics', () => {
     assert.equal(boundedErrorType('timeout'), 'timeout');
     assert.equal(boundedStatus(503), '503');
     assert.equal(boundedStatus('timeout'), 'timeout');
+    for (const kind of ['network_error', 'aborted', 'bad_body']) assert.equal(boundedStatus(kind), kind);
+    assert.equal(boundedStatus('error'), 'other');
     assert.equal(boundedStatus(600), 'other');
   });
 });
