@@ -14,6 +14,7 @@ import { mcpPlugin } from './http/mcp-route.ts';
 import { metricsRoutePlugin } from './http/metrics-route.ts';
 import { protectedResourcePlugin } from './http/protected-resource.ts';
 import { hostOriginPlugin } from './http/security.ts';
+import { timeBoundsPlugin } from './http/time-bounds.ts';
 import { type GatewayTls, tlsServerOptions } from './http/tls.ts';
 import type { GatewayMetrics } from './metrics/metrics.ts';
 
@@ -114,6 +115,8 @@ async function registerPlugins(
   app.addHook('preClose', async () => core.readiness.close());
   const { metrics, audit } = core;
 
+  // Every request's time bounds, and Node's own client errors answered in the gateway's shape.
+  await app.register(timeBoundsPlugin, { ...config.http, metrics, audit });
   await app.register(httpAnswersPlugin, { mcpPath: config.mcpPath });
   // DNS-rebinding protection on every route, before anything else runs.
   await app.register(hostOriginPlugin, {
