@@ -8,6 +8,7 @@ import type { GatewayConfig } from './config.ts';
 import type { DaguClient } from './dagu/types.ts';
 import { createGatewayCore, type GatewayCore } from './gateway-core.ts';
 import { callMeteringPlugin } from './http/call-metering.ts';
+import { drainPlugin } from './http/drain.ts';
 import { httpAnswersPlugin } from './http/errors.ts';
 import { healthPlugin } from './http/health.ts';
 import { mcpPlugin } from './http/mcp-route.ts';
@@ -27,6 +28,8 @@ export interface GatewayApp {
   createMcpServer(): McpServer;
   /** Stops serving and releases every resource (plugins' own, then the core's). */
   close(): Promise<void>;
+  /** A planned stop (SIGTERM): `/readyz` 503 and still serving for DRAIN_MS, then close(). */
+  drainAndClose(): Promise<void>;
 }
 
 export interface BuildOptions {
@@ -69,6 +72,9 @@ function createFastify(config: GatewayConfig, options: BuildOptions, tls: Gatewa
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     requestIdHeader: false,
+    // A request on a connection still open when closing begins is served, not refused with 503:
+    // the drain (src/http/drain.ts) closes every connection as it falls idle.
+    return503OnClosing: false,
   });
 }
 
@@ -100,6 +106,10 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     dagu: core.dagu,
     createMcpServer: core.createMcpServer,
     close: () => app.close(),
+    drainAndClose: async () => {
+      await app.drain();
+      await app.close();
+    },
   };
 }
 
@@ -117,6 +127,8 @@ async function registerPlugins(
 
   // Every request's time bounds, and Node's own client errors answered in the gateway's shape.
   await app.register(timeBoundsPlugin, { ...config.http, metrics, audit });
+  // SIGTERM: not ready at once, still serving for DRAIN_MS, then every connection closed as it idles.
+  await app.register(drainPlugin, { drainMs: config.http.drainMs });
   await app.register(httpAnswersPlugin, { mcpPath: config.mcpPath });
   // DNS-rebinding protection on every route, before anything else runs.
   await app.register(hostOriginPlugin, {
@@ -147,7 +159,7 @@ async function registerPlugins(
     metrics,
     audit,
   });
-  await app.register(healthPlugin, { dagu: core.readiness, checks: [audit.readiness] });
+  await app.register(healthPlugin, { dagu: core.readiness, checks: [audit.readiness, app.drainReadiness] });
   await app.register(metricsRoutePlugin, { metrics });
   await app.register(mcpPlugin, {
     path: config.mcpPath,
