@@ -36,7 +36,7 @@ async function drainConcern(app: FastifyInstance, options: DrainOptions): Promis
     if (!response.headersSent && response.req.httpVersionMajor === 1) response.shouldKeepAlive = false;
   };
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (_request, reply) => {
     if (drained !== undefined) return closeAfter(reply.raw);
     inFlight.add(reply.raw);
     reply.raw.once('close', () => inFlight.delete(reply.raw));
