@@ -336,6 +336,8 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   for (const reason of WORKBOOK_REJECT_REASONS) workbookRejected.inc({ reason }, 0);
   for (const reason of AUTH_FAILURE_REASONS) authFailures.inc({ reason }, 0);
   for (const reason of ['rate', 'concurrency']) rateLimited.inc({ reason }, 0);
+  // From 0: a series born at 1 shows no increase(), and the first failed reload would raise no alert.
+  for (const result of ['ok', 'error']) keyReloads.inc({ result }, 0);
 
   return {
     registry,
