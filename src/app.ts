@@ -14,6 +14,7 @@ import { healthPlugin } from './http/health.ts';
 import { mcpPlugin } from './http/mcp-route.ts';
 import { metricsRoutePlugin } from './http/metrics-route.ts';
 import { protectedResourcePlugin } from './http/protected-resource.ts';
+import { auditRefusal } from './http/refusals.ts';
 import { hostOriginPlugin } from './http/security.ts';
 import { timeBoundsPlugin } from './http/time-bounds.ts';
 import { type GatewayTls, tlsServerOptions } from './http/tls.ts';
@@ -171,6 +172,17 @@ async function registerPlugins(
     onRequest: [app.authenticate],
     preHandler: [app.checkCallScopes, app.meterCalls],
     served: metrics.served,
+    unserved: (request, reply, reason, { httpStatus, method, tool }) => {
+      metrics.refused(reason);
+      auditRefusal(audit, request, reply, {
+        outcome: reason,
+        reason,
+        httpStatus,
+        ...(method === undefined ? {} : { method }),
+        ...(tool === undefined ? {} : { tool }),
+        ...(request.identity ? { identity: request.identity.id, identityKind: request.identity.kind } : {}),
+      });
+    },
     logLevel: mcpRouteLogLevel(app.log.level),
     caller: (request) => {
       const identity = request.identity!;
