@@ -247,14 +247,14 @@ describe('a fleet of three replicas behind HAProxy loses nothing', () => {
       ),
     );
     process.stdout.write(
-      [
+      `${[
         `# fleet: ${outcomes.length} calls by ${CALLERS} callers through HAProxy, ${failed(outcomes).length} not ok`,
         `#   warm-up: ${tally(warmUp)}`,
         `#   rolling restart of 3 replicas (${((rollingTo - rollingFrom) / 1000).toFixed(1)} s): ${served(rolling)} ok, ${failed(rolling).length} failed`,
         `#   SIGKILL of one replica, and its restart: ${served(afterKill)} ok after it; failed: ${lostToKill.filter((o) => o.result !== 'ok').length} of the calls in flight (${CALLERS} callers, ${inFlightAtKill} sent before), ${failed(afterKill).length} sent after`,
         `#   Redis restart: ${served(redisPhase)} ok, ${failed(redisPhase).length} failed`,
         `#   Dagu restart: ${tally(daguPhase)}`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const haproxyLog = () =>
       readFileSync(join(home, 'haproxy.log'), 'utf8').split('\n').slice(-20).join('\n');
