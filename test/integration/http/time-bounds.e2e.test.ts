@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { newApiKey, writeKeysFile } from '../../support/auth-fixtures.ts';
+import { bearer, newApiKey, postMcp, toolCallBody, writeKeysFile } from '../../support/auth-fixtures.ts';
 import { getTestDagu } from '../../support/dagu.ts';
+import { FAULTS, type FaultServer, startFaultServer } from '../../support/fake-dagu-faults.ts';
 import { type RunningGateway, startGateway } from '../../support/gateway.ts';
 
 const HEADERS_MS = 600;
@@ -158,5 +159,47 @@ describe('time bounds on every request (raw sockets, real gateway)', () => {
       .map((entry) => entry.reason);
     for (const reason of ['headers_timeout', 'body_timeout', 'headers_too_large'])
       assert.ok(reasons.includes(reason), `${reason} in ${reasons.join(', ')}`);
+  });
+});
+
+describe('the whole-request bound (REQUEST_TIMEOUT_MS) against a Dagu that never answers (fake upstream)', () => {
+  const REQUEST_MS = 800;
+  let faults: FaultServer;
+  let gateway: RunningGateway;
+  const key = newApiKey('serving');
+  before(async () => {
+    faults = await startFaultServer();
+    gateway = await startGateway({
+      // Every path under this base hangs.
+      DAGU_URL: `${faults.url}/${FAULTS.hang}`,
+      DAGU_API_BASE: '/api/v1',
+      DAGU_PROBE_INTERVAL_MS: '0',
+      DAGU_TIMEOUT_MS: '30000',
+      CALL_DEADLINE_MS: '30000',
+      REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+      AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'serving', key }]),
+    });
+  });
+  after(async () => {
+    await gateway?.close();
+    await faults?.close();
+  });
+
+  test('a call served too long gets 503 request_timeout within its bound, audited and counted', async () => {
+    const started = performance.now();
+    const response = await postMcp(gateway.mcpUrl, bearer(key), toolCallBody({ target: 'dags' }));
+    const ms = performance.now() - started;
+    process.stdout.write(`# request timeout: 503 after ${ms.toFixed(0)} ms (bound ${REQUEST_MS} ms)\n`);
+    assert.equal(response.status, 503, response.text);
+    assert.deepEqual(response.json(), {
+      code: 'request_timeout',
+      message: 'The request took too long to serve.',
+    });
+    assert.equal(response.headers.get('connection'), 'close');
+    assert.ok(ms >= REQUEST_MS - 50 && ms < REQUEST_MS + MARGIN_MS, `${ms} ms`);
+    const metrics = await (await fetch(`${gateway.baseUrl}/metrics`)).text();
+    assert.match(metrics, /mcp_gateway_refused_requests_total\{reason="request_timeout"\} 1/);
+    const audit = readFileSync(gateway.auditPath, 'utf8');
+    assert.match(audit, /"reason":"request_timeout"/);
   });
 });
