@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import type { RefusalReason } from '../core/refusal-reasons.ts';
 import {
   auditRefusal,
+  REFUSALS,
   type RefusalAudit,
   type RefusalName,
   rawRefusal,
@@ -15,7 +16,8 @@ import {
 /**
  * Time bounds on every request, so that no client holds a socket (or a handler) for ever:
  * - headers: the request headers arrive within `headersTimeoutMs` (Node's `headersTimeout`), from
- *   the connection or the end of the last request on it;
+ *   the connection, or from the first byte of a later request on a kept-alive connection (an idle
+ *   kept-alive connection is closed after Fastify's `keepAliveTimeout`, 72 s);
  * - body: the whole request arrives within `headersTimeoutMs + bodyTimeoutMs` (Node's `requestTimeout`);
  * - serving: the answer is sent within `requestTimeoutMs` of the request's headers (a timer here).
  * Node checks the first two every `connectionsCheckingInterval`, which this plugin sets to a quarter
@@ -79,7 +81,7 @@ async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Pro
       requestId: `client-error-${++clientErrors}`,
       outcome: name,
       reason,
-      httpStatus: name === 'request_incomplete' ? 408 : name === 'headers_too_large' ? 431 : 400,
+      httpStatus: REFUSALS[name].status,
       ...(incoming?.method ? { httpMethod: incoming.method } : {}),
       ...(incoming?.url ? { path: incoming.url.split('?', 1)[0] } : {}),
       durationMs: 0,
