@@ -2,9 +2,10 @@
 # Installs the real tools the deployment tests use and prints the path of the one asked for on the last
 # line of stdout (progress goes to stderr). Idempotent: a tool already there is used as it is.
 #
-#   scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm
+#   scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm|haproxy
 #
-# promtool, prometheus: Debian package `prometheus`; docker-compose: Debian package `docker-compose`
+# promtool, prometheus: Debian package `prometheus`; haproxy: Debian package `haproxy` (the fleet test's
+# load balancer, run with deploy/haproxy/haproxy.cfg); docker-compose: Debian package `docker-compose`
 # (validates a compose file without a Docker engine); helm: built from the Go module proxy with
 # `go install helm.sh/helm/v3/cmd/helm@$HELM_VERSION` into the project's cache folder.
 #
@@ -82,6 +83,10 @@ case "$tool" in
     find_on_path "$tool" >/dev/null || apt_install prometheus
     on_path "$tool" prometheus
     ;;
+  haproxy)
+    find_on_path haproxy >/dev/null || apt_install haproxy
+    on_path haproxy haproxy
+    ;;
   docker-compose)
     find_on_path docker-compose >/dev/null || apt_install docker-compose
     on_path docker-compose docker-compose
@@ -108,7 +113,7 @@ case "$tool" in
     echo "$binary"
     ;;
   *)
-    echo "usage: scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm" >&2
+    echo "usage: scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm|haproxy" >&2
     exit 2
     ;;
 esac

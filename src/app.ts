@@ -9,12 +9,15 @@ import type { DaguClient } from './dagu/types.ts';
 import { createGatewayCore, type GatewayCore } from './gateway-core.ts';
 import { callMeteringPlugin } from './http/call-metering.ts';
 import { corsPlugin } from './http/cors.ts';
+import { drainPlugin } from './http/drain.ts';
 import { httpAnswersPlugin } from './http/errors.ts';
 import { healthPlugin } from './http/health.ts';
 import { mcpPlugin } from './http/mcp-route.ts';
 import { metricsRoutePlugin } from './http/metrics-route.ts';
 import { protectedResourcePlugin } from './http/protected-resource.ts';
+import { auditRefusal } from './http/refusals.ts';
 import { hostOriginPlugin } from './http/security.ts';
+import { timeBoundsPlugin } from './http/time-bounds.ts';
 import { type GatewayTls, tlsServerOptions } from './http/tls.ts';
 import type { GatewayMetrics } from './metrics/metrics.ts';
 
@@ -27,6 +30,8 @@ export interface GatewayApp {
   createMcpServer(): McpServer;
   /** Stops serving and releases every resource (plugins' own, then the core's). */
   close(): Promise<void>;
+  /** A planned stop (SIGTERM): `/readyz` 503 and still serving for DRAIN_MS, then close(). */
+  drainAndClose(): Promise<void>;
 }
 
 export interface BuildOptions {
@@ -69,6 +74,9 @@ function createFastify(config: GatewayConfig, options: BuildOptions, tls: Gatewa
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     requestIdHeader: false,
+    // A request on a connection still open when closing begins is served, not refused with 503:
+    // the drain (src/http/drain.ts) closes every connection as it falls idle.
+    return503OnClosing: false,
   });
 }
 
@@ -100,6 +108,10 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
     dagu: core.dagu,
     createMcpServer: core.createMcpServer,
     close: () => app.close(),
+    drainAndClose: async () => {
+      await app.drain();
+      await app.close();
+    },
   };
 }
 
@@ -115,6 +127,10 @@ async function registerPlugins(
   app.addHook('preClose', async () => core.readiness.close());
   const { metrics, audit } = core;
 
+  // Every request's time bounds, and Node's own client errors answered in the gateway's shape.
+  await app.register(timeBoundsPlugin, { ...config.http, metrics, audit });
+  // SIGTERM: not ready at once, still serving for DRAIN_MS, then every connection closed as it idles.
+  await app.register(drainPlugin, { drainMs: config.http.drainMs });
   await app.register(httpAnswersPlugin, { mcpPath: config.mcpPath });
   // DNS-rebinding protection on every route, before anything else runs.
   await app.register(hostOriginPlugin, {
@@ -152,7 +168,7 @@ async function registerPlugins(
     metrics,
     audit,
   });
-  await app.register(healthPlugin, { dagu: core.readiness, checks: [audit.readiness] });
+  await app.register(healthPlugin, { dagu: core.readiness, checks: [audit.readiness, app.drainReadiness] });
   await app.register(metricsRoutePlugin, { metrics });
   await app.register(mcpPlugin, {
     path: config.mcpPath,
@@ -164,6 +180,17 @@ async function registerPlugins(
     onRequest: [app.authenticate],
     preHandler: [app.checkCallScopes, app.meterCalls],
     served: metrics.served,
+    unserved: (request, reply, reason, { httpStatus, method, tool }) => {
+      metrics.refused(reason);
+      auditRefusal(audit, request, reply, {
+        outcome: reason,
+        reason,
+        httpStatus,
+        ...(method === undefined ? {} : { method }),
+        ...(tool === undefined ? {} : { tool }),
+        ...(request.identity ? { identity: request.identity.id, identityKind: request.identity.kind } : {}),
+      });
+    },
     logLevel: mcpRouteLogLevel(app.log.level),
     caller: (request) => {
       const identity = request.identity!;

@@ -60,6 +60,15 @@ export interface GatewayConfig {
     bodyLimitBytes: number;
     callDeadlineMs: number;
   };
+  /** Time bounds of HTTP requests, and the drain after SIGTERM (src/http/time-bounds.ts, src/http/drain.ts). */
+  http: {
+    headersTimeoutMs: number;
+    /** Added to the headers bound: the whole request (headers and body) arrives within their sum. */
+    bodyTimeoutMs: number;
+    /** The longest a request is served, from its first byte until its answer is sent. */
+    requestTimeoutMs: number;
+    drainMs: number;
+  };
   workbook: {
     roots: string[] | undefined;
     maxFileBytes: number;
@@ -103,6 +112,9 @@ export class ConfigError extends Error {
 const validateEnv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, strict: false }).compile(
   ENV_SCHEMA,
 );
+
+/** REQUEST_TIMEOUT_MS by default: the call deadline, and time to answer after it. */
+const REQUEST_TIMEOUT_MARGIN_MS = 5_000;
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
@@ -229,6 +241,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       maxConcurrentCallsPerIdentity: num('MAX_CONCURRENT_CALLS_PER_IDENTITY'),
       bodyLimitBytes: num('BODY_LIMIT_BYTES'),
       callDeadlineMs: num('CALL_DEADLINE_MS'),
+    },
+    http: {
+      headersTimeoutMs: num('HEADERS_TIMEOUT_MS'),
+      bodyTimeoutMs: num('BODY_TIMEOUT_MS'),
+      requestTimeoutMs:
+        (v.REQUEST_TIMEOUT_MS as number | undefined) ?? num('CALL_DEADLINE_MS') + REQUEST_TIMEOUT_MARGIN_MS,
+      drainMs: num('DRAIN_MS'),
     },
     workbook: {
       roots: workbookRoots && workbookRoots.length > 0 ? workbookRoots : undefined,

@@ -54,9 +54,10 @@ export function createGatewayCore(config: GatewayConfig, log: Log): GatewayCore 
   // The client reports each answer to the readiness probe, which itself probes through the client.
   const answered = { observe: (_answered: boolean) => {} };
   const dagu = createDaguClient(config.dagu, {
-    onUpstream: (route, status, seconds) => {
-      metrics.observeUpstream(route, status, seconds);
-      answered.observe(status !== 'error');
+    onUpstream: (route, outcome, seconds) => {
+      metrics.observeUpstream(route, outcome, seconds);
+      // Only a whole answer counts as Dagu answering (a body cut short does not).
+      answered.observe(typeof outcome === 'number');
     },
     onJoined: metrics.upstreamJoined,
     ...(config.cache.ttlMs > 0

@@ -43,13 +43,20 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    gateway.log.info({ signal }, 'shutting down');
-    // In-flight calls get a grace period; a stuck one must not keep the process alive.
+    // SIGTERM is a planned stop (an orchestrator, a rolling restart): drain first. SIGINT and a
+    // closed stdin stop at once; in-flight calls still finish.
+    const drain = signal === 'SIGTERM';
+    const drainMs = drain ? gateway.drainMs : 0;
+    // In-flight calls are bounded by REQUEST_TIMEOUT_MS; a stuck close must not keep the process alive.
+    const forcedMs = drainMs + gateway.requestTimeoutMs + FORCED_EXIT_MARGIN_MS;
+    gateway.log.info({ signal, drainMs }, 'shutting down');
     setTimeout(() => {
-      gateway.log.error({}, 'shutdown took longer than 10 s; exiting');
+      gateway.log.error({ forcedMs }, 'shutdown took longer than the drain and request timeout; exiting');
       process.exit(1);
-    }, 10_000).unref();
-    await gateway.close();
+    }, forcedMs).unref();
+    const started = performance.now();
+    await (drain ? gateway.drainAndClose() : gateway.close());
+    gateway.log.info({ signal, ms: Math.round(performance.now() - started) }, 'stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -58,10 +65,17 @@ async function main(): Promise<void> {
   if (stdio) process.stdin.once('close', () => void stop('stdin closed'));
 }
 
+/** Time after the drain and the request timeout before a stop is forced (exit 1). */
+const FORCED_EXIT_MARGIN_MS = 5_000;
+
 /** A running transport: its log, and how to stop it and release everything. */
 interface Serving {
   log: Log;
   close(): Promise<void>;
+  /** SIGTERM: drain (HTTP: DRAIN_MS of `/readyz` 503 while serving), then close(). */
+  drainAndClose(): Promise<void>;
+  drainMs: number;
+  requestTimeoutMs: number;
 }
 
 async function serveHttp(config: GatewayConfig): Promise<Serving> {
@@ -73,7 +87,13 @@ async function serveHttp(config: GatewayConfig): Promise<Serving> {
     { address, mcp: `${address}${config.mcpPath}`, dagu: displayUrl(config.dagu.url) },
     'dagu-mcp-gateway listening',
   );
-  return { log: gateway.app.log, close: gateway.close };
+  return {
+    log: gateway.app.log,
+    close: gateway.close,
+    drainAndClose: gateway.drainAndClose,
+    drainMs: config.http.drainMs,
+    requestTimeoutMs: config.http.requestTimeoutMs,
+  };
 }
 
 /**
@@ -100,13 +120,12 @@ async function serveStdio(config: GatewayConfig): Promise<Serving> {
     { dagu: displayUrl(config.dagu.url) },
     'dagu-mcp-gateway serving MCP on stdio (no HTTP listener: the caller is the local user)',
   );
-  return {
-    log,
-    close: async () => {
-      await connection.close();
-      await core.close();
-    },
+  const close = async () => {
+    await connection.close();
+    await core.close();
   };
+  // No listener to drain: a stdio host is the only caller.
+  return { log, close, drainAndClose: close, drainMs: 0, requestTimeoutMs: config.http.requestTimeoutMs };
 }
 
 main().catch((error: unknown) => {

@@ -57,6 +57,11 @@ export const ENV_SCHEMA = {
     MAX_CONCURRENT_CALLS_PER_IDENTITY: integer(1, 10_000, 8),
     BODY_LIMIT_BYTES: integer(1024, 16 * 1024 * 1024, 64 * 1024),
     CALL_DEADLINE_MS: integer(100, 600_000, 30_000),
+    HEADERS_TIMEOUT_MS: integer(100, 600_000, 10_000),
+    BODY_TIMEOUT_MS: integer(100, 600_000, 10_000),
+    // No default: CALL_DEADLINE_MS plus 5 s.
+    REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 1_200_000 },
+    DRAIN_MS: integer(0, 600_000, 5_000),
     WORKBOOK_ROOTS: text,
     WORKBOOK_MAX_FILE_BYTES: integer(1, 2 ** 31, 50 * 1024 * 1024),
     WORKBOOK_MAX_ZIP_ENTRIES: integer(1, 1_000_000, 10_000),
@@ -173,6 +178,18 @@ const SETTING_TEXT = {
   MAX_CONCURRENT_CALLS_PER_IDENTITY: { help: 'calls served at once per caller' },
   BODY_LIMIT_BYTES: { help: 'largest request body, in bytes' },
   CALL_DEADLINE_MS: { help: 'deadline of one tool call or resource read, in milliseconds' },
+  HEADERS_TIMEOUT_MS: {
+    help: "time a client has to send a request's headers, from its connection or the request's first byte (else 408 and closed)",
+  },
+  BODY_TIMEOUT_MS: {
+    help: 'time a client has, after the headers bound, to send the whole request body (else 408 and closed)',
+  },
+  REQUEST_TIMEOUT_MS: {
+    help: 'longest time a request is served, in milliseconds (else 503 and closed; default CALL_DEADLINE_MS + 5000)',
+  },
+  DRAIN_MS: {
+    help: 'after SIGTERM: time /readyz answers 503 while requests are still served, before the listener closes',
+  },
   WORKBOOK_ROOTS: {
     help: "':'-separated folders workbook reads are confined to (unset: workbook reads are off)",
   },

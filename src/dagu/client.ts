@@ -18,9 +18,16 @@ import type { DaguClient, DaguRequest, DaguResponse } from './types.ts';
  * DaguErrors (src/dagu/errors.ts); the read service turns them into the contract's errors.
  */
 
+/**
+ * How one upstream request ended, as metrics label it: the HTTP status when a whole answer came, else
+ * what went wrong: `timeout` (its own timeout or the caller's deadline), `aborted` (the caller went),
+ * `network_error` (no connection, a reset, no answer), `bad_body` (an answer cut short or too large).
+ */
+export type UpstreamOutcome = number | 'timeout' | 'aborted' | 'network_error' | 'bad_body';
+
 export interface DaguClientHooks {
-  /** Called once per upstream request with the route template, the HTTP status (or `error`) and the duration. */
-  onUpstream?(route: string, status: number | 'error', seconds: number): void;
+  /** Called once per upstream request with the route template, how it ended and the duration. */
+  onUpstream?(route: string, outcome: UpstreamOutcome, seconds: number): void;
   /** Called once per GET answered by a request an identical GET had asked for (src/dagu/coalesce.ts). */
   onJoined?(route: string): void;
   /**
@@ -223,7 +230,7 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
     callerSignal?: AbortSignal,
   ): Promise<{ status: number; text: string }> {
     const started = performance.now();
-    let outcome: number | 'error' = 'error';
+    let outcome: UpstreamOutcome = 'network_error';
     try {
       const answer = await dispatchGet(pool, path, headers, config.timeoutMs, callerSignal);
       outcome = answer.status;
@@ -231,18 +238,19 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
     } catch (error) {
       const failure = error as TransportFailure;
       if (failure.kind === 'too_large') {
+        outcome = 'bad_body';
         throw new DaguError('bad_body', 'Dagu returned a response that is too large to read.', {
           upstreamStatus: failure.upstreamStatus,
           cause: failure,
         });
       }
       if (failure.aborted !== undefined) {
-        throw abortError(
-          failure.aborted === 'timeout' || isTimeoutReason(callerSignal?.reason),
-          failure.cause,
-        );
+        const timedOut = failure.aborted === 'timeout' || isTimeoutReason(callerSignal?.reason);
+        outcome = timedOut ? 'timeout' : 'aborted';
+        throw abortError(timedOut, failure.cause);
       }
       if (failure.kind === 'truncated') {
+        outcome = 'bad_body';
         throw new DaguError('bad_body', 'Dagu returned a malformed response (the body was cut short).', {
           upstreamStatus: failure.upstreamStatus,
           cause: failure.cause,

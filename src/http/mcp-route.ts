@@ -12,10 +12,13 @@ import type {
 import fp from 'fastify-plugin';
 import type { AccessPolicy } from '../core/access.ts';
 import { startDeadline } from '../core/deadline.ts';
+import type { RefusalReason } from '../core/refusal-reasons.ts';
 import { createLeanPath, matchLeanCall } from '../mcp/lean.ts';
 import { clientInfoOf, liftArguments } from '../mcp/request-message.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 import { createMcpEndpoint, type McpServerOptions, serverInfo } from '../mcp/server.ts';
+import { READ_TOOL_NAME } from '../mcp/tool.ts';
+import { MCP_METHODS } from '../metrics/metrics.ts';
 import { refuseEncodedBodies } from './body.ts';
 import { jsonRpcError, RPC_ERROR, refuse } from './refusals.ts';
 
@@ -44,6 +47,41 @@ export interface McpPluginOptions {
   served?(path: 'lean' | 'sdk'): void;
   /** Level of the route's request log; its per-request lines are info, warnings and errors stay. */
   logLevel?: LogLevel;
+  /**
+   * A message outside what the gateway serves (an unknown method or tool; the SDK answers it with
+   * -32601 / -32602), or a batch refused whole: for the audit log and the metrics.
+   */
+  unserved?(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    reason: RefusalReason,
+    detail: UnservedDetail,
+  ): void;
+}
+
+/** What is known of an unserved message: its method and tool name as sent (cut short), the HTTP status. */
+export interface UnservedDetail {
+  method?: string;
+  tool?: string;
+  httpStatus: number;
+}
+
+// The 2026-07-28 revision's subscription stream is served by the SDK too.
+const SERVED_METHODS = new Set<string>([...MCP_METHODS, 'subscriptions/listen']);
+
+/** `unknown_method` or `unknown_tool` for a request the gateway does not serve; notifications are not requests. */
+export function unservedReason(
+  message: unknown,
+): { reason: RefusalReason; method: string; tool?: string } | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { method, params, id } = message as { method?: unknown; params?: { name?: unknown }; id?: unknown };
+  if (typeof method !== 'string' || id === undefined || method.startsWith('notifications/')) return undefined;
+  if (!SERVED_METHODS.has(method)) return { reason: 'unknown_method', method: method.slice(0, 64) };
+  if (method === 'tools/call' && params?.name !== READ_TOOL_NAME) {
+    const tool = typeof params?.name === 'string' ? params.name.slice(0, 64) : undefined;
+    return { reason: 'unknown_tool', method, ...(tool === undefined ? {} : { tool }) };
+  }
+  return undefined;
 }
 
 /** Nesting no JSON-RPC request of this endpoint needs; deeper bodies are refused before the SDK. */
@@ -76,21 +114,26 @@ const invalidRequest = (reply: FastifyReply, message: string) =>
  * Batches are refused before any limit counts them when the request declares a revision without
  * batching, or when the batch is malformed as a whole (the SDK's own batch rules).
  */
-const refuseUnservableBatches: preHandlerHookHandler = async (request, reply) => {
-  if (!Array.isArray(request.body)) return;
-  const version = request.headers['mcp-protocol-version'];
-  if (typeof version === 'string' && version >= BATCHES_REMOVED_IN) {
-    return invalidRequest(
-      reply,
-      `Invalid Request: protocol revision ${version.slice(0, 32)} has no JSON-RPC batches (removed in ${BATCHES_REMOVED_IN}); send one request per POST.`,
-    );
-  }
-  if (request.body.length > MAX_BATCH_MESSAGES) {
-    return invalidRequest(reply, `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`);
-  }
-  const verdict = classifyInboundRequest({ httpMethod: 'POST', body: request.body });
-  if (verdict.kind === 'reject') return invalidRequest(reply, verdict.message);
-};
+const refuseUnservableBatches =
+  (unserved: McpPluginOptions['unserved']): preHandlerHookHandler =>
+  async (request, reply) => {
+    if (!Array.isArray(request.body)) return;
+    const refused = (message: string) => {
+      unserved?.(request, reply, 'batch', { httpStatus: 400 });
+      return invalidRequest(reply, message);
+    };
+    const version = request.headers['mcp-protocol-version'];
+    if (typeof version === 'string' && version >= BATCHES_REMOVED_IN) {
+      return refused(
+        `Invalid Request: protocol revision ${version.slice(0, 32)} has no JSON-RPC batches (removed in ${BATCHES_REMOVED_IN}); send one request per POST.`,
+      );
+    }
+    if (request.body.length > MAX_BATCH_MESSAGES) {
+      return refused(`Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`);
+    }
+    const verdict = classifyInboundRequest({ httpMethod: 'POST', body: request.body });
+    if (verdict.kind === 'reject') return refused(verdict.message);
+  };
 
 const TOO_DEEP = `Invalid request: nested deeper than ${MAX_BODY_DEPTH} levels.`;
 /** The answer to one message of a batch that nests too deep: the rest of the batch is still served. */
@@ -124,7 +167,12 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
    * call when the lean path serves the message; `tooDeep` when the message nests too deep for the SDK.
    * The caller ends the deadline once the message is answered.
    */
-  function prepare(request: FastifyRequest, message: unknown) {
+  function prepare(request: FastifyRequest, reply: FastifyReply, message: unknown) {
+    const unserved = unservedReason(message);
+    if (unserved !== undefined) {
+      const { reason, ...detail } = unserved;
+      options.unserved?.(request, reply, reason, { ...detail, httpStatus: 200 });
+    }
     const lifted = liftArguments(message);
     // Tool arguments are exempt: they never reach the SDK, and our validator answers them.
     if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) return { tooDeep: true as const };
@@ -153,8 +201,12 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
   }
 
   /** One message of a batch, answered on its own: by the lean path when it can, else by the SDK. */
-  async function answerMessage(request: FastifyRequest, message: unknown): Promise<MessageAnswer> {
-    const prepared = prepare(request, message);
+  async function answerMessage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    message: unknown,
+  ): Promise<MessageAnswer> {
+    const prepared = prepare(request, reply, message);
     if (prepared.tooDeep) {
       const id = (message as { id?: unknown }).id ?? null;
       return { status: 200, body: JSON.stringify(depthError(id)) };
@@ -179,7 +231,7 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
    * for a batch of one. A transport-level refusal of any message (406, 415…) answers the whole batch.
    */
   async function serveBatch(request: FastifyRequest, reply: FastifyReply, batch: unknown[]) {
-    const answers = await Promise.all(batch.map((message) => answerMessage(request, message)));
+    const answers = await Promise.all(batch.map((message) => answerMessage(request, reply, message)));
     const refused = answers.find((answer) => answer.status !== 200 && answer.status !== 202);
     if (refused !== undefined) {
       return reply
@@ -201,10 +253,10 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
     bodyLimit: options.bodyLimitBytes,
     ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
     onRequest: [...(options.onRequest ?? []), refuseEncodedBodies],
-    preHandler: [refuseUnservableBatches, ...(options.preHandler ?? [])],
+    preHandler: [refuseUnservableBatches(options.unserved), ...(options.preHandler ?? [])],
     handler: async (request, reply) => {
       if (Array.isArray(request.body)) return serveBatch(request, reply, request.body);
-      const prepared = prepare(request, request.body);
+      const prepared = prepare(request, reply, request.body);
       if (prepared.tooDeep) return refuse(reply, 'invalid_request', { message: TOO_DEEP });
       const { call, facts, deadline } = prepared;
       try {

@@ -1,3 +1,4 @@
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditEntry } from '../audit/audit-log.ts';
 
@@ -69,6 +70,10 @@ export const REFUSALS = {
   // Fastify's own failures off the MCP route; the status is the error's.
   bad_request: gateway(400, 'bad_request', 'Bad request.'),
   internal_error: gateway(500, 'internal_error', 'Internal error.'),
+  // Time bounds (src/http/time-bounds.ts): the connection is closed after each of these.
+  request_incomplete: gateway(408, 'request_incomplete', 'The request did not arrive in time.'),
+  request_timeout: gateway(503, 'request_timeout', 'The request took too long to serve.'),
+  headers_too_large: gateway(431, 'headers_too_large', 'The request headers are too large.'),
   // The MCP route: no streams and no sessions, so only POST.
   method_not_allowed: jsonRpc(405, RPC_ERROR.server, 'Method not allowed: use POST.', { allow: 'POST' }),
   // RFC 7694: the answer names the coding that is accepted.
@@ -112,6 +117,38 @@ export function refuse(reply: FastifyReply, name: RefusalName, details: RefusalD
   if (refusal.headers) reply.headers(refusal.headers);
   if (details.headers) reply.headers(details.headers);
   return reply.send(refusalBody(name, details.message));
+}
+
+/**
+ * A refusal as raw HTTP/1.1 text, for a socket with no request object to answer through (Node's
+ * `clientError`: headers too large or too slow, a body too slow). It always closes the connection.
+ */
+export function rawRefusal(name: RefusalName, details: RefusalDetails = {}): string {
+  const refusal: Refusal = REFUSALS[name];
+  const status = details.status ?? refusal.status;
+  const body = JSON.stringify(refusalBody(name, details.message));
+  const headers = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+    ...refusal.headers,
+    ...details.headers,
+  };
+  const lines = Object.entries(headers).map(([header, value]) => `${header}: ${value}\r\n`);
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines.join('')}\r\n${body}`;
+}
+
+/** Answers a raw response (a hijacked reply) with a declared refusal, and closes its connection. */
+export function refuseRaw(response: ServerResponse, name: RefusalName, details: RefusalDetails = {}): void {
+  const refusal: Refusal = REFUSALS[name];
+  const body = JSON.stringify(refusalBody(name, details.message));
+  response.shouldKeepAlive = false;
+  response.writeHead(details.status ?? refusal.status, {
+    'content-type': 'application/json; charset=utf-8',
+    ...refusal.headers,
+    ...details.headers,
+  });
+  response.end(body);
 }
 
 /** What a refusal's audit record adds to the request's own facts. */

@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { AUTH_FAILURE_REASONS, type AuthFailureReason } from '../core/auth-reasons.ts';
 import { DEPRECATED_TARGET_ALIASES, ERROR_CODES, READ_TARGETS } from '../core/contract.ts';
+import { REFUSAL_REASONS, type RefusalReason } from '../core/refusal-reasons.ts';
 
 /**
  * Prometheus metrics of the gateway, on a registry of its own (tests build many apps in one process).
@@ -63,10 +64,13 @@ export function boundedErrorType(value: string | number | undefined): string | u
   return knownErrorType(value);
 }
 
+/** The upstream failure kinds (src/dagu/client.ts `UpstreamOutcome`) a `status` label may carry. */
+const UPSTREAM_FAILURES = ['timeout', 'network_error', 'aborted', 'bad_body'];
+
 /** An HTTP status (`200`), or a transport failure kind; anything else is `other`. */
 export function boundedStatus(value: number | string): string {
   const text = String(value);
-  return /^[1-5]\d\d$/.test(text) || ['timeout', 'network_error', 'aborted'].includes(text) ? text : OTHER;
+  return /^[1-5]\d\d$/.test(text) || UPSTREAM_FAILURES.includes(text) ? text : OTHER;
 }
 
 /** Route templates come from code, but cap the distinct values anyway in case a raw path slips in. */
@@ -152,6 +156,7 @@ export interface GatewayMetrics {
   /** Reports the workbook pool's size, busy workers and queue from `load()` at every scrape. */
   watchWorkbookPool(load: () => WorkbookPoolGauge): void;
   workbookRejected(reason: WorkbookRejectReason): void;
+  refused(reason: RefusalReason): void;
   /** The exposition text for `GET /metrics`. */
   render(): Promise<string>;
 }
@@ -321,9 +326,18 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     labelNames: ['reason'],
     registers: [registry],
   });
+  const refusals = new Counter({
+    name: 'mcp_gateway_refused_requests_total',
+    help: 'Requests ended without being served: time bounds, oversized headers, malformed HTTP, unknown tools and methods, batches.',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of REFUSAL_REASONS) refusals.inc({ reason }, 0);
   for (const reason of WORKBOOK_REJECT_REASONS) workbookRejected.inc({ reason }, 0);
   for (const reason of AUTH_FAILURE_REASONS) authFailures.inc({ reason }, 0);
   for (const reason of ['rate', 'concurrency']) rateLimited.inc({ reason }, 0);
+  // From 0: a series born at 1 shows no increase(), and the first failed reload would raise no alert.
+  for (const result of ['ok', 'error']) keyReloads.inc({ result }, 0);
 
   return {
     registry,
@@ -373,6 +387,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       workbookPool = load;
     },
     workbookRejected: (reason) => workbookRejected.inc({ reason }),
+    refused: (reason) => refusals.inc({ reason }),
     render: () => registry.metrics(),
   };
 }

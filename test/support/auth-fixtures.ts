@@ -141,6 +141,7 @@ export async function startCapturedGateway(
       rmSync(ownDir, { recursive: true, force: true });
     },
     baseUrl,
+    auditPath: auditFile,
     mcpUrl: `${baseUrl}${config.mcpPath}`,
     auditFile,
     logText: () => chunks.join(''),

@@ -50,6 +50,7 @@ export interface BinProcess {
   /** Everything written so far to stdout and stderr. */
   stdout(): string;
   stderr(): string;
+  /** SIGINT, and waits for the exit (no drain). */
   stop(): Promise<void>;
 }
 
@@ -79,7 +80,8 @@ export async function startBin(options: {
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((done) => child.once('exit', done));
-    child.kill('SIGTERM');
+    // SIGINT stops without the drain SIGTERM begins (DRAIN_MS): tests that need it send SIGTERM.
+    child.kill('SIGINT');
     await exited;
   };
   const deadline = Date.now() + 20_000;

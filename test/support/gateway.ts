@@ -11,6 +11,8 @@ import { loadConfig } from '../../src/config.ts';
 export interface RunningGateway extends GatewayApp {
   baseUrl: string;
   mcpUrl: string;
+  /** The audit log file (a fresh temp file unless AUDIT_LOG was given). */
+  auditPath: string;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function startGateway(
   await gateway.app.listen({ host: config.host, port: config.port });
   const { port } = gateway.app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
-  return { ...gateway, baseUrl, mcpUrl: `${baseUrl}${config.mcpPath}` };
+  return { ...gateway, baseUrl, mcpUrl: `${baseUrl}${config.mcpPath}`, auditPath: config.auditLog };
 }
 
 /** The minimal client surface the tests use, the same for both SDK generations. */

@@ -140,7 +140,24 @@ describe('the Helm chart', { skip }, () => {
     assert.equal(String(port.containerPort), one(full.objects, 'ConfigMap').data.PORT);
     assert.equal(one(full.objects, 'Service').spec.ports[0].targetPort, 'http');
     assert.ok(pod.volumes.some((volume: K8s) => volume.name === 'tmp' && volume.emptyDir));
-    assert.ok(pod.terminationGracePeriodSeconds > 10, 'longer than the gateway’s own 10 s shutdown');
+  });
+
+  test('probe periods and the grace period agree with the drain (DRAIN_MS, REQUEST_TIMEOUT_MS)', () => {
+    const pod = one(full.objects, 'Deployment').spec.template.spec;
+    const container = containerOf(full.objects);
+    const config = loadConfig(containerEnvironment(full.objects));
+    const probe = container.readinessProbe;
+    // The readiness probe fails, and the pod leaves the Service, while the gateway still serves.
+    assert.ok(
+      probe.periodSeconds * probe.failureThreshold * 1000 < config.http.drainMs,
+      `readiness fails after ${probe.periodSeconds * probe.failureThreshold} s; DRAIN_MS ${config.http.drainMs}`,
+    );
+    // Kubernetes' SIGKILL comes after the drain and the longest call.
+    const gatewayStops = (config.http.drainMs + config.http.requestTimeoutMs) / 1000;
+    assert.ok(
+      pod.terminationGracePeriodSeconds > gatewayStops,
+      `terminationGracePeriodSeconds ${pod.terminationGracePeriodSeconds}; the gateway stops by ${gatewayStops} s`,
+    );
   });
 
   test('every setting it gives the gateway is one the gateway reads, and the gateway accepts them', () => {

@@ -1,5 +1,5 @@
 /**
- * The real tools the deployment tests drive (promtool, prometheus, docker-compose, helm), installed on
+ * The real tools the deployment tests drive (promtool, prometheus, docker-compose, helm, haproxy), installed on
  * first use by scripts/deploy-tools.sh. Under CI (isCI()) a tool that cannot be had fails the test file,
  * naming the tool; on a developer's machine without apt-get or Go the tests that need it skip and say why
  * (`skipUnlessCI(lookup.reason)`).
@@ -17,7 +17,7 @@ export const repoPath = (...parts: string[]) => join(ROOT, ...parts);
 export const readRepoFile = (...parts: string[]) => readFileSync(repoPath(...parts), 'utf8');
 export const readRepoYaml = <T>(...parts: string[]) => parse(readRepoFile(...parts)) as T;
 
-export type DeployTool = 'promtool' | 'prometheus' | 'docker-compose' | 'helm';
+export type DeployTool = 'promtool' | 'prometheus' | 'docker-compose' | 'helm' | 'haproxy';
 
 export interface ToolLookup {
   path?: string;

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createDaguClient, expandRoute, generationOf, isPathStructure } from '../../../src/dagu/client.ts';
+import {
+  createDaguClient,
+  expandRoute,
+  generationOf,
+  isPathStructure,
+  type UpstreamOutcome,
+} from '../../../src/dagu/client.ts';
 import { DaguError } from '../../../src/dagu/errors.ts';
 import type { DaguClient } from '../../../src/dagu/types.ts';
 import type { ReadError } from '../../../src/read/errors.ts';
@@ -204,7 +210,7 @@ describe('Dagu client: escaping and the path-structure rule (request-recording s
   });
 
   it('reports each upstream call to the hook with its route template, status and duration', async () => {
-    const seen: Array<[string, number | 'error', number]> = [];
+    const seen: Array<[string, UpstreamOutcome, number]> = [];
     const hooked = createDaguClient(config(server.url), {
       onUpstream: (route, status, seconds) => seen.push([route, status, seconds]),
     });
@@ -288,6 +294,39 @@ describe('Dagu client: faults a real Dagu cannot produce on demand (fake upstrea
       const error = await rejection(client.get({ route: `/${fault}` }));
       assert.equal(error.code, 'internal_error', fault);
       assert.match(error.message, /^Dagu returned a malformed response/);
+    }
+  });
+
+  it('reports each failure to the hook with its real kind: timeout, network_error, aborted, bad_body, HTTP status', async () => {
+    const seen: UpstreamOutcome[] = [];
+    const closed = await startFaultServer();
+    const closedUrl = closed.url;
+    await closed.close();
+    const hooked = createDaguClient(config(faults.url, { timeoutMs: 200 }), {
+      onUpstream: (_route, outcome) => seen.push(outcome),
+    });
+    const nowhere = createDaguClient(config(closedUrl), {
+      onUpstream: (_route, outcome) => seen.push(outcome),
+    });
+    const swallow = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        () => undefined,
+      );
+    try {
+      await swallow(hooked.get({ route: `/${FAULTS.hang}` }));
+      await swallow(hooked.get({ route: `/${FAULTS.reset}` }));
+      await swallow(nowhere.get({ route: '/health' }));
+      const controller = new AbortController();
+      const cancelled = swallow(hooked.get({ route: `/${FAULTS.hang}`, signal: controller.signal }));
+      setTimeout(() => controller.abort(), 50);
+      await cancelled;
+      await swallow(hooked.get({ route: `/${FAULTS.truncated}` }));
+      await hooked.get({ route: `/${FAULTS.emptyServerError}` });
+      assert.deepEqual(seen, ['timeout', 'network_error', 'network_error', 'aborted', 'bad_body', 500]);
+    } finally {
+      await hooked.close();
+      await nowhere.close();
     }
   });
 

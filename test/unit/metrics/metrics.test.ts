@@ -115,8 +115,10 @@ describe('metrics', () => {
     assert.deepEqual(await samples(metrics, 'mcp_gateway_audit_write_failures_total'), [
       'mcp_gateway_audit_write_failures_total 1',
     ]);
+    // `error` is exported from 0, so the first failed reload is an increase() the alert sees.
     assert.deepEqual(await samples(metrics, 'mcp_gateway_api_keys_reloads_total'), [
       'mcp_gateway_api_keys_reloads_total{result="ok"} 1',
+      'mcp_gateway_api_keys_reloads_total{result="error"} 0',
     ]);
   });
 
@@ -178,6 +180,8 @@ describe('metrics', () => {
     assert.equal(boundedErrorType('timeout'), 'timeout');
     assert.equal(boundedStatus(503), '503');
     assert.equal(boundedStatus('timeout'), 'timeout');
+    for (const kind of ['network_error', 'aborted', 'bad_body']) assert.equal(boundedStatus(kind), kind);
+    assert.equal(boundedStatus('error'), 'other');
     assert.equal(boundedStatus(600), 'other');
   });
 });

@@ -81,13 +81,10 @@ describe('architecture figures', () => {
     );
   });
 
-  // Ratchet: the long factories (metric tables, the completion service, the config reader, …) only shrink.
-  it('no function grows past the longest measured when the measure was added', () => {
-    const longest = Math.max(
-      0,
-      ...figures.functionsOver80.map((entry) => Number(/\((\d+)\)$/.exec(entry)?.[1])),
-    );
-    assert.ok(longest <= 207, figures.functionsOver80.join('\n'));
+  // Ratchet: no function joins the ones over 80 lines (13 when the measure was added, most of them
+  // factories whose bodies are tables: metrics, settings, the Dagu client); the list only shrinks.
+  it('no new function passes 80 lines', () => {
+    assert.ok(figures.functionsOver80.length <= 13, figures.functionsOver80.join('\n'));
   });
 
   it('no source file is longer than the limit', () => {

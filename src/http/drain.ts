@@ -1,0 +1,70 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { ReadinessCheck } from './health.ts';
+
+/**
+ * The drain before a planned stop (SIGTERM), so that a load balancer moves callers away without
+ * losing one call:
+ * 1. `app.drain()` turns `/readyz` to 503 at once (the `draining` check) and every answer from then
+ *    on closes its connection (keep-alive clients and proxies open a new one, to a ready replica);
+ *    answers already being prepared close theirs too;
+ * 2. for `drainMs` the gateway keeps serving everything that still arrives (a proxy needs a few
+ *    health checks to notice);
+ * 3. `app.drain()` resolves; `app.close()` then stops accepting, closes idle connections (again every
+ *    100 ms, as in-flight answers finish) and waits for the calls in flight (bounded by
+ *    REQUEST_TIMEOUT_MS).
+ */
+export interface DrainOptions {
+  drainMs: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Starts draining; resolves after the drain period. Calling it again returns the same promise. */
+    drain(): Promise<void>;
+    /** `/readyz`'s check: failing from the moment draining begins. */
+    drainReadiness: ReadinessCheck;
+  }
+}
+
+async function drainConcern(app: FastifyInstance, options: DrainOptions): Promise<void> {
+  let drained: Promise<void> | undefined;
+  const inFlight = new Set<ServerResponse>();
+  const closeAfter = (response: ServerResponse) => {
+    // HTTP/1.1 only: an HTTP/2 stream has no connection of its own to close.
+    if (!response.headersSent && response.req.httpVersionMajor === 1) response.shouldKeepAlive = false;
+  };
+
+  app.addHook('onRequest', async (_request, reply) => {
+    if (drained !== undefined) return closeAfter(reply.raw);
+    inFlight.add(reply.raw);
+    reply.raw.once('close', () => inFlight.delete(reply.raw));
+  });
+
+  app.decorate('drainReadiness', {
+    name: 'draining',
+    check: async () =>
+      drained === undefined ? { ok: true } : { ok: false, detail: 'the gateway is stopping' },
+  } satisfies ReadinessCheck);
+
+  app.decorate('drain', () => {
+    drained ??= new Promise<void>((resolve) => {
+      app.log.info({ drainMs: options.drainMs }, 'draining: /readyz answers 503, calls are still served');
+      for (const response of inFlight) closeAfter(response);
+      inFlight.clear();
+      setTimeout(resolve, options.drainMs).unref();
+    });
+    return drained;
+  });
+
+  // Connections that were busy when the listener closed are closed as soon as they fall idle.
+  app.addHook('preClose', async () => {
+    const server = app.server as typeof app.server & { closeIdleConnections?: () => void };
+    const sweeper = setInterval(() => server.closeIdleConnections?.(), 100);
+    sweeper.unref();
+    server.once('close', () => clearInterval(sweeper));
+  });
+}
+
+export const drainPlugin = fp(drainConcern, { name: 'dagu-mcp-drain', fastify: '5.x' });

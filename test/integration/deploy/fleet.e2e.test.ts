@@ -1,0 +1,279 @@
+// A fleet that loses nothing: three replicas of the package's bin, started as users start them,
+// behind a real HAProxy (Debian's package) running deploy/haproxy/haproxy.cfg with its `/readyz`
+// health check, sharing the rate limit through a real Redis, in front of a real Dagu of their own.
+// Callers read without pause while each replica is restarted in turn (SIGTERM: drain, then start
+// again), one is killed (SIGKILL), Redis is restarted and Dagu is restarted. Counted and printed:
+// no failed call during the rolling restart or Redis's restart; after SIGKILL only calls that were
+// already in flight; while Dagu is down only `resource_unavailable`, and none once it is back.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { bearer, newApiKey, RAW_PROTOCOL, toolCallBody, writeKeysFile } from '../../support/auth-fixtures.ts';
+import { type BinProcess, baseEnv, ensureBuilt, startBin } from '../../support/bin.ts';
+import { skipUnlessCI } from '../../support/ci.ts';
+import { DAGU_PIN, freePort } from '../../support/dagu.ts';
+import { type RedisServer, startRedis } from '../../support/redis.ts';
+import { RestartableDagu } from '../../support/restartable-dagu.ts';
+import { deployTool, repoPath } from './tools.ts';
+
+const CALLERS = 8;
+const DRAIN_MS = 1500;
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+interface Outcome {
+  sentAt: number;
+  doneAt: number;
+  /** `ok`, the contract's error code, `http_<status>`, or the transport error's code. */
+  result: string;
+}
+
+describe('a fleet of three replicas behind HAProxy loses nothing', () => {
+  const haproxyTool = deployTool('haproxy');
+  const skip = skipUnlessCI(haproxyTool.reason);
+  const key = newApiKey('fleet');
+  const replicas: Array<{ port: number; process?: BinProcess }> = [];
+  const outcomes: Outcome[] = [];
+  let haproxy: ChildProcess | undefined;
+  let redis: RedisServer | undefined;
+  let dagu: RestartableDagu | undefined;
+  let home = '';
+  let frontUrl = '';
+  let statsUrl = '';
+  let keysFile = '';
+  let calling = false;
+  let callers: Array<Promise<void>> = [];
+
+  const startReplica = async (index: number) => {
+    const replica = replicas[index]!;
+    replica.process = await startBin({
+      env: baseEnv({
+        PORT: String(replica.port),
+        AUDIT_LOG: 'stderr',
+        AUTH_API_KEYS_FILE: keysFile,
+        DAGU_URL: dagu!.url,
+        DAGU_API_BASE: DAGU_PIN.apiBase,
+        DAGU_PROBE_INTERVAL_MS: '250',
+        RATE_LIMIT_REDIS_URL: redis!.url,
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        MAX_CONCURRENT_CALLS_PER_IDENTITY: '64',
+        DRAIN_MS: String(DRAIN_MS),
+      }),
+    });
+  };
+
+  /** HAProxy's view of each server of a backend: `UP`, `DOWN`, … (its stats CSV). */
+  const serverStates = async (backend: string): Promise<Record<string, string>> => {
+    const csv = await (await fetch(`${statsUrl}/stats;csv`)).text();
+    const states: Record<string, string> = {};
+    for (const line of csv.split('\n')) {
+      const [proxy, server, ...fields] = line.split(',');
+      if (proxy === backend && server?.startsWith('gateway')) states[server] = fields[15] ?? '';
+    }
+    return states;
+  };
+  const waitFor = async (what: string, check: () => Promise<boolean>, withinMs = 30_000) => {
+    const deadline = performance.now() + withinMs;
+    while (!(await check())) {
+      assert.ok(performance.now() < deadline, `${what} within ${withinMs} ms`);
+      await sleep(50);
+    }
+  };
+  const allUp = () =>
+    waitFor('every replica UP in HAProxy', async () =>
+      Object.values(await serverStates('ready')).every((state) => state === 'UP'),
+    );
+
+  const call = async (): Promise<string> => {
+    try {
+      const response = await fetch(`${frontUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...bearer(key),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': RAW_PROTOCOL,
+        },
+        body: JSON.stringify(toolCallBody({ target: 'dags' })),
+      });
+      const text = await response.text();
+      if (response.status !== 200) return `http_${response.status}`;
+      const body = JSON.parse(text) as {
+        result?: { isError?: boolean; structuredContent?: { code?: string } };
+      };
+      return body.result?.isError ? (body.result.structuredContent?.code ?? 'tool_error') : 'ok';
+    } catch (error) {
+      return (error as { cause?: { code?: string } }).cause?.code ?? 'fetch_failed';
+    }
+  };
+
+  before(async () => {
+    if (skip) return;
+    ensureBuilt();
+    home = mkdtempSync(join(tmpdir(), 'fleet-test-'));
+    keysFile = writeKeysFile([{ name: 'fleet', key }]);
+    redis = await startRedis();
+    dagu = new RestartableDagu(join(home, 'dagu'), await freePort());
+    await dagu.start();
+    for (let index = 0; index < 3; index += 1) replicas.push({ port: await freePort() });
+    await Promise.all(replicas.map((_replica, index) => startReplica(index)));
+    const front = await freePort();
+    const stats = await freePort();
+    frontUrl = `http://127.0.0.1:${front}`;
+    statsUrl = `http://127.0.0.1:${stats}`;
+    const log = openSync(join(home, 'haproxy.log'), 'a');
+    haproxy = spawn(haproxyTool.path!, ['-db', '-f', repoPath('deploy', 'haproxy', 'haproxy.cfg')], {
+      stdio: ['ignore', log, log],
+      detached: true,
+      env: {
+        ...baseEnv(),
+        HAPROXY_BIND: `127.0.0.1:${front}`,
+        HAPROXY_STATS: `127.0.0.1:${stats}`,
+        GATEWAY_1: `127.0.0.1:${replicas[0]!.port}`,
+        GATEWAY_2: `127.0.0.1:${replicas[1]!.port}`,
+        GATEWAY_3: `127.0.0.1:${replicas[2]!.port}`,
+      },
+    });
+    await waitFor('HAProxy stats', () =>
+      fetch(`${statsUrl}/stats;csv`).then(
+        (response) => response.ok,
+        () => false,
+      ),
+    );
+    await allUp();
+  });
+  after(async () => {
+    calling = false;
+    await Promise.all(callers);
+    if (haproxy?.pid !== undefined && haproxy.exitCode === null) {
+      const exited = new Promise((done) => haproxy!.once('exit', done));
+      process.kill(-haproxy.pid, 'SIGTERM');
+      await exited;
+    }
+    await Promise.all(replicas.map((replica) => replica.process?.stop()));
+    await redis?.stop();
+    await dagu?.stop();
+    if (home !== '') rmSync(home, { recursive: true, force: true });
+  });
+
+  test('the README shows the HAProxy configuration this test runs', () => {
+    const readme = readFileSync(repoPath('README.md'), 'utf8');
+    const config = readFileSync(repoPath('deploy', 'haproxy', 'haproxy.cfg'), 'utf8');
+    assert.ok(readme.includes(`\`\`\`haproxy\n${config}\`\`\``), 'README.md: Running several replicas');
+  });
+
+  test('rolling restart, SIGKILL, Redis and Dagu restarts: the calls counted', { skip }, async () => {
+    calling = true;
+    callers = Array.from({ length: CALLERS }, async () => {
+      while (calling) {
+        const sentAt = performance.now();
+        const result = await call();
+        outcomes.push({ sentAt, doneAt: performance.now(), result });
+      }
+    });
+    const since = (from: number, to = Number.POSITIVE_INFINITY) =>
+      outcomes.filter((outcome) => outcome.sentAt >= from && outcome.sentAt < to);
+    const failed = (list: Outcome[]) => list.filter((outcome) => outcome.result !== 'ok');
+    const served = (list: Outcome[]) => list.length - failed(list).length;
+    const more = async (count: number) => {
+      const target = outcomes.length + count;
+      await waitFor(`${count} more calls`, async () => outcomes.length >= target);
+    };
+    const tally = (list: Outcome[]) => {
+      const counts: Record<string, number> = {};
+      for (const outcome of list) counts[outcome.result] = (counts[outcome.result] ?? 0) + 1;
+      return JSON.stringify(counts);
+    };
+    await more(50);
+
+    // 1. Rolling restart: SIGTERM each replica in turn (it drains), start it again, wait until UP.
+    const rollingFrom = performance.now();
+    for (let index = 0; index < 3; index += 1) {
+      const replica = replicas[index]!;
+      const exited = new Promise<number | null>((done) => replica.process!.child.once('exit', done));
+      replica.process!.child.kill('SIGTERM');
+      assert.equal(await exited, 0, 'a drained replica exits 0');
+      await startReplica(index);
+      await allUp();
+      await more(20);
+    }
+    const rollingTo = performance.now();
+
+    // 2. SIGKILL one replica: only calls already in flight on it may fail.
+    const killed = replicas[1]!;
+    const killedAt = performance.now();
+    const inFlightAtKill = outcomes.length;
+    killed.process!.child.kill('SIGKILL');
+    await waitFor('the killed replica DOWN', async () => (await serverStates('ready')).gateway2 === 'DOWN');
+    await more(20);
+    const lostToKill = outcomes.filter((outcome) => outcome.sentAt < killedAt && outcome.doneAt >= killedAt);
+    await startReplica(1);
+    await allUp();
+    await more(20);
+
+    // 3. Redis restarted: the replicas count locally meanwhile, then share again.
+    const redisFrom = performance.now();
+    await redis!.kill();
+    await more(30);
+    await redis!.restart();
+    await more(30);
+
+    // 4. Dagu restarted: `resource_unavailable` while it is down, nothing else.
+    const daguFrom = performance.now();
+    await dagu!.stop();
+    await waitFor('a call answered resource_unavailable', async () =>
+      since(daguFrom).some((outcome) => outcome.result === 'resource_unavailable'),
+    );
+    await more(20);
+    await dagu!.start();
+    const daguBackAt = performance.now();
+    await waitFor('calls served again', async () =>
+      since(daguBackAt).some((outcome) => outcome.result === 'ok'),
+    );
+    await allUp();
+    await more(30);
+    calling = false;
+    await Promise.all(callers);
+    // Contiguous phases: every call is in exactly one, by when it was sent; a call still in flight
+    // when Dagu was stopped belongs to Dagu's restart.
+    const beforeDagu = outcomes.filter((outcome) => outcome.doneAt < daguFrom);
+    const warmUp = since(0, rollingFrom);
+    const rolling = since(rollingFrom, killedAt);
+    const afterKill = since(killedAt, redisFrom);
+    const redisPhase = since(redisFrom).filter((outcome) => beforeDagu.includes(outcome));
+    const daguPhase = outcomes.filter(
+      (outcome) => outcome.sentAt >= redisFrom && !beforeDagu.includes(outcome),
+    );
+
+    const sinceBack = failed(
+      since(daguBackAt).filter(
+        (outcome) => outcome.sentAt > daguBackAt + 2000 || outcome.result !== 'resource_unavailable',
+      ),
+    );
+    process.stdout.write(
+      `${[
+        `# fleet: ${outcomes.length} calls by ${CALLERS} callers through HAProxy, ${failed(outcomes).length} not ok`,
+        `#   warm-up: ${tally(warmUp)}`,
+        `#   rolling restart of 3 replicas (${((rollingTo - rollingFrom) / 1000).toFixed(1)} s): ${served(rolling)} ok, ${failed(rolling).length} failed`,
+        `#   SIGKILL of one replica, and its restart: ${served(afterKill)} ok after it; failed: ${lostToKill.filter((o) => o.result !== 'ok').length} of the calls in flight (${CALLERS} callers, ${inFlightAtKill} sent before), ${failed(afterKill).length} sent after`,
+        `#   Redis restart: ${served(redisPhase)} ok, ${failed(redisPhase).length} failed`,
+        `#   Dagu restart: ${tally(daguPhase)}`,
+      ].join('\n')}\n`,
+    );
+    const haproxyLog = () =>
+      readFileSync(join(home, 'haproxy.log'), 'utf8').split('\n').slice(-20).join('\n');
+    assert.deepEqual(failed(warmUp), [], `warm-up: ${tally(warmUp)}`);
+    assert.deepEqual(failed(rolling), [], `rolling restart: ${tally(rolling)}\n${haproxyLog()}`);
+    assert.deepEqual(failed(afterKill), [], `calls sent after the SIGKILL: ${tally(afterKill)}`);
+    assert.ok(lostToKill.filter((o) => o.result !== 'ok').length <= CALLERS);
+    assert.deepEqual(failed(redisPhase), [], `Redis restart: ${tally(redisPhase)}`);
+    assert.deepEqual(
+      failed(daguPhase).filter((outcome) => outcome.result !== 'resource_unavailable'),
+      [],
+      `Dagu restart: ${tally(daguPhase)}`,
+    );
+    assert.deepEqual(sinceBack.length, 0, 'only resource_unavailable, and only while Dagu was down');
+  });
+});
