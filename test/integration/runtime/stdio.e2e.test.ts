@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { clientSnippets } from '../../../scripts/client-snippets.ts';
-import { BIN, baseEnv, ensureBuilt, ROOT } from '../../support/bin.ts';
+import { BIN, baseEnv, ensureBuilt, folderWithoutDotEnv, ROOT } from '../../support/bin.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import type { ToolResult } from '../../support/gateway.ts';
 
@@ -50,6 +50,7 @@ async function open(
     command: process.execPath,
     args: [...(node.args ?? []), BIN, ...desktopArgs(), '--dagu-api-base', dagu.apiBase],
     env: baseEnv({ LOG_LEVEL: 'info', ...node.env }),
+    cwd: folderWithoutDotEnv(),
     stderr: 'pipe' as const,
   };
   const transport = era === 'modern' ? new StdioClientTransport(params) : new LegacyStdioTransport(params);
