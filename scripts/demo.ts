@@ -1,6 +1,7 @@
 // `npm run demo`: a local Dagu (the pinned 2.x release, built once into a cache) with sample DAGs, runs
 // and Wiki pages, and the gateway in front of it on 127.0.0.1. Prints the MCP URL and a client
 // configuration; Ctrl-C stops both. It reuses the test rig, so the demo shows exactly what the tests read.
+import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import {
@@ -73,6 +74,7 @@ const authenticated = [apiKeysFile, jwtSecret, jwtPublicKey, jwksUrl].some((valu
 const snippets = clientSnippets({
   mcpUrl,
   daguUrl: dagu.url,
+  clonePath: fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, ''),
   ...(authenticated ? { bearer: '<your API key or JWT>' } : {}),
 })
   .map((snippet) => `${snippet.host} (${snippet.where}):\n${snippet.text}`)
