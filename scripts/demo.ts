@@ -4,6 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
+import { routeConsoleToLog } from '../src/console-log.ts';
 import {
   DAGU_PINS,
   type DaguInstance,
@@ -66,7 +67,11 @@ const config = loadConfig({
   AUDIT_LOG: process.env.AUDIT_LOG ?? 'stdout',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 });
+// What libraries print with console.* goes through the gateway's JSON log, as under `npm start`: the
+// SDK's notice that JSON responses drop mid-call notifications is a debug line, not a raw one.
+const libraryOutput = routeConsoleToLog();
 const gateway = await buildApp(config);
+libraryOutput.attach(gateway.app.log);
 await gateway.app.listen({ host: config.host, port: config.port });
 const mcpUrl = `http://127.0.0.1:${config.port}${config.mcpPath}`;
 const { apiKeysFile, jwtSecret, jwtPublicKey, jwksUrl } = config.auth;
