@@ -216,7 +216,7 @@ before(async () => {
     const { tools } = await client.listTools();
     const found = tools.find((candidate) => candidate.name === 'dagu_read');
     assert.ok(found, 'dagu_read is listed');
-    tool = found as AdvertisedTool;
+    tool = found as unknown as AdvertisedTool;
   } finally {
     await client.close();
   }
