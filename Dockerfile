@@ -6,7 +6,8 @@ ARG NODE_IMAGE=node:24.20.0-trixie-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --no-audit --no-fund
+# --ignore-scripts: the package's `prepare` builds dist/, and the sources are not copied yet.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 # Everything the build needs (.dockerignore leaves out tests, benchmarks, deploy files and secrets).
 COPY . .
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund

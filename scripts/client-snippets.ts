@@ -12,6 +12,8 @@ export interface SnippetOptions {
   bearer?: string;
   /** The Dagu the stdio snippets (which start their own gateway) read. */
   daguUrl: string;
+  /** The clone the "from a clone" stdio snippet runs (`npm ci` builds its dist/). */
+  clonePath: string;
 }
 
 export interface ClientSnippet {
@@ -24,6 +26,8 @@ export interface ClientSnippet {
 
 /** The command the package installs (`bin` in package.json). */
 export const BIN_NAME = 'dagu-mcp-gateway';
+/** What that command runs, inside a clone (never `npm start`: npm's banner would corrupt stdout). */
+export const CLONE_ENTRY = 'dist/main.js';
 
 /** A gateway flag, looked up in the settings table: a renamed setting breaks here, not in a user's config. */
 function flag(name: SettingName): string {
@@ -70,6 +74,16 @@ export function clientSnippets(options: SnippetOptions): ClientSnippet[] {
       text: json({ mcpServers: { dagu: { command: BIN_NAME, args: stdioArgs } } }),
     },
     {
+      host: 'Claude Desktop from a clone (no install: `npm ci` there builds dist/)',
+      where: 'claude_desktop_config.json',
+      language: 'json',
+      text: json({
+        mcpServers: {
+          dagu: { command: 'node', args: [`${options.clonePath}/${CLONE_ENTRY}`, ...stdioArgs] },
+        },
+      }),
+    },
+    {
       host: 'MCP Inspector',
       where:
         'a shell (CLI mode; without --cli it opens the web UI), over HTTP, then over stdio with the file above',
@@ -99,6 +113,7 @@ export const README_SNIPPET_OPTIONS: SnippetOptions = {
   mcpUrl: 'http://127.0.0.1:8090/mcp',
   bearer: 'dmg_your_key',
   daguUrl: 'http://127.0.0.1:8080',
+  clonePath: '/path/to/dagu-mcp-gateway',
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {

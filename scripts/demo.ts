@@ -4,8 +4,10 @@
 // `npm run demo -- --oauth` also starts an OAuth authorization server (oidc-provider, as the OAuth tests
 // run it), makes the gateway its resource server, and walks the MCP authorization flow once.
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
+import { routeConsoleToLog } from '../src/console-log.ts';
 import {
   DAGU_PINS,
   type DaguInstance,
@@ -96,7 +98,11 @@ const config = loadConfig({
     ? { PUBLIC_URL: publicUrl, AUTH_JWKS_URL: authServer.jwksUrl, AUTH_JWT_ISSUER: authServer.issuer }
     : {}),
 });
+// What libraries print with console.* goes through the gateway's JSON log, as under `npm start`: the
+// SDK's notice that JSON responses drop mid-call notifications is a debug line, not a raw one.
+const libraryOutput = routeConsoleToLog();
 const gateway = await buildApp(config);
+libraryOutput.attach(gateway.app.log);
 await gateway.app.listen({ host: config.host, port: config.port });
 const mcpUrl = `http://127.0.0.1:${config.port}${config.mcpPath}`;
 const { apiKeysFile, jwtSecret, jwtPublicKey, jwksUrl } = config.auth;
@@ -104,6 +110,7 @@ const authenticated = [apiKeysFile, jwtSecret, jwtPublicKey, jwksUrl].some((valu
 const snippets = clientSnippets({
   mcpUrl,
   daguUrl: dagu.url,
+  clonePath: fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, ''),
   // OAuth hosts find their credential themselves: no header to paste.
   ...(authenticated && !oauth ? { bearer: '<your API key or JWT>' } : {}),
 })

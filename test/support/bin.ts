@@ -1,7 +1,8 @@
 // The package's bin (`dagu-mcp-gateway`, the compiled build) as users run it: built when dist/ is
 // older than the sources, spawned as its own process, its output captured.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -56,6 +57,21 @@ export interface BinProcess {
 
 export { freePort } from './dagu.ts';
 
+let outsideClone: string | undefined;
+/**
+ * An empty folder outside the clone, where a spawned gateway starts by default: the command reads
+ * `.env` from its working folder, and a user's `.env` in the clone (the README's deploy step writes
+ * one) must not decide a test. Removed when the process exits.
+ */
+export function folderWithoutDotEnv(): string {
+  if (outsideClone === undefined) {
+    const folder = mkdtempSync(join(tmpdir(), 'gateway-cwd-'));
+    outsideClone = folder;
+    process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+  }
+  return outsideClone;
+}
+
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** Spawns the bin serving HTTP and waits for its "listening" line. */
@@ -65,7 +81,7 @@ export async function startBin(options: {
   cwd?: string;
 }): Promise<BinProcess> {
   const child = spawn(process.execPath, [BIN, ...(options.args ?? [])], {
-    cwd: options.cwd ?? ROOT,
+    cwd: options.cwd ?? folderWithoutDotEnv(),
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -7,22 +7,26 @@ import { QUERY_TABLE, QUERY_TARGETS } from './query.ts';
  * It describes the input for a model; resolveReadInput is the validator. Note it does not accept
  * every input the contract does: deprecated target aliases and untrimmed values are valid input
  * but fail this enum, so do not enforce this schema in front of resolveReadInput.
+ *
+ * Every field has one `type`. The contract treats `null` as absent and resolveReadInput still accepts
+ * it, but the schema says "leave it out", which every tool-schema dialect can express: a union such as
+ * `["string","null"]` is rejected or mangled by single-type dialects (Gemini function declarations).
+ * A client that must mark every field required (OpenAI strict mode) makes them nullable itself, and
+ * the nulls it then sends are absent fields here (test/unit/mcp/schema-dialects.test.ts).
  */
-
-const NULLABLE_STRING = ['string', 'null'] as const;
 
 const queryParams = QUERY_TARGETS.map(
   (target) => `${target}: ${Object.keys(QUERY_TABLE[target].params).join(', ')}`,
 ).join('; ');
 
-const text = (description: string) => ({ type: NULLABLE_STRING, description });
+const text = (description: string) => ({ type: 'string', description }) as const;
 
 export const READ_INPUT_SCHEMA = {
   type: 'object',
   properties: {
     target: {
-      type: NULLABLE_STRING,
-      enum: [...READ_TARGETS, null],
+      type: 'string',
+      enum: [...READ_TARGETS],
       description:
         'What to read (target mode). Use either target with its fields, or uri alone. references/reference: MCP reference topics; dags, dag, dag_spec, dag_search: DAG definitions; wiki, wiki_page, wiki_search: Wiki pages; workbook: an .xlsx/.xlsm file on the server; runs, run, run_logs, step_log, foreach_items, foreach_item: DAG runs and their logs.',
     },
@@ -50,7 +54,7 @@ export const READ_INPUT_SCHEMA = {
     prefix: text('Wiki page path prefix (wiki, wiki_search).'),
     cursor: text('nextCursor from a previous page of the same search (dag_search, wiki_search).'),
     limit: {
-      type: ['integer', 'null'],
+      type: 'integer',
       minimum: LIMIT_RANGE.min,
       maximum: LIMIT_RANGE.max,
       description: `Maximum number of search results, ${LIMIT_RANGE.min}-${LIMIT_RANGE.max} (dag_search, wiki_search).`,

@@ -4,8 +4,10 @@
 // (Debian's docker-compose; no Docker engine runs here, so the stack itself is not started), and the
 // Dockerfile it builds checked the same way.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { describe, test } from 'node:test';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, describe, test } from 'node:test';
 import picomatch from 'picomatch';
 import { loadConfig } from '../../../src/config.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
@@ -155,11 +157,30 @@ describe('docker-compose.yml', () => {
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
     return env;
   };
+  // docker-compose reads `.env` beside the compose file, and the README's deploy step creates exactly
+  // that file in a clone: every run gets an empty env file of its own instead, so what a user keeps in
+  // the working tree never decides a test.
+  let emptyEnvFile: string | undefined;
+  const isolated = (args: readonly string[]) => {
+    emptyEnvFile ??= join(mkdtempSync(join(tmpdir(), 'compose-env-')), 'empty.env');
+    writeFileSync(emptyEnvFile, '');
+    return ['--env-file', emptyEnvFile, ...args];
+  };
+  after(() => {
+    if (emptyEnvFile !== undefined) rmSync(dirname(emptyEnvFile), { recursive: true, force: true });
+  });
 
   test('docker-compose config validates the file', { skip }, () => {
     const result = run(
       dockerCompose.path!,
-      ['--project-directory', repoPath(), '-f', repoPath('docker-compose.yml'), 'config', '--quiet'],
+      isolated([
+        '--project-directory',
+        repoPath(),
+        '-f',
+        repoPath('docker-compose.yml'),
+        'config',
+        '--quiet',
+      ]),
       {
         env: configEnv({ DAGU_ADMIN_PASSWORD: 'correct horse battery' }),
       },
@@ -167,7 +188,7 @@ describe('docker-compose.yml', () => {
     assert.equal(result.status, 0, result.stderr);
     const services = run(
       dockerCompose.path!,
-      ['-f', repoPath('docker-compose.yml'), 'config', '--services'],
+      isolated(['-f', repoPath('docker-compose.yml'), 'config', '--services']),
       {
         env: configEnv({ DAGU_ADMIN_PASSWORD: 'correct horse battery' }),
       },
@@ -184,11 +205,37 @@ describe('docker-compose.yml', () => {
   test('docker-compose config refuses to start without the Dagu admin password, saying where to set it', {
     skip,
   }, () => {
-    const result = run(dockerCompose.path!, ['-f', repoPath('docker-compose.yml'), 'config', '--quiet'], {
-      env: configEnv({}),
-    });
+    const result = run(
+      dockerCompose.path!,
+      isolated(['-f', repoPath('docker-compose.yml'), 'config', '--quiet']),
+      {
+        env: configEnv({}),
+      },
+    );
     assert.notEqual(result.status, 0);
     assert.match(result.stderr, /set DAGU_ADMIN_PASSWORD in \.env/);
+  });
+
+  test("a user's .env beside the compose file (the README's deploy step) does not reach these checks", {
+    skip,
+  }, () => {
+    // A project folder of its own holding the compose file and the `.env` the README tells users to
+    // write: docker-compose alone reads it, the isolated invocation the tests use does not.
+    const folder = mkdtempSync(join(tmpdir(), 'compose-user-env-'));
+    try {
+      writeFileSync(join(folder, 'docker-compose.yml'), readRepoFile('docker-compose.yml'));
+      writeFileSync(join(folder, '.env'), 'DAGU_ADMIN_PASSWORD=set-by-the-user\n');
+      const file = join(folder, 'docker-compose.yml');
+      const plain = run(dockerCompose.path!, ['-f', file, 'config', '--quiet'], { env: configEnv({}) });
+      assert.equal(plain.status, 0, `the .env is read without --env-file: ${plain.stderr}`);
+      const result = run(dockerCompose.path!, isolated(['-f', file, 'config', '--quiet']), {
+        env: configEnv({}),
+      });
+      assert.notEqual(result.status, 0);
+      assert.match(result.stderr, /set DAGU_ADMIN_PASSWORD in \.env/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 

@@ -42,6 +42,29 @@ test('ids are unique and no two panels overlap on the 24-column grid', () => {
   }
 });
 
+test('no row and no panel is there twice: titles are unique, and so are the queries of a panel', () => {
+  const rows = dashboard.panels.filter((panel) => panel.type === 'row').map((row) => row.title);
+  assert.deepEqual(
+    rows.filter((title, index) => rows.indexOf(title) !== index),
+    [],
+    'rows shown twice',
+  );
+  const titles = panels.map((panel) => panel.title);
+  assert.deepEqual(
+    titles.filter((title, index) => titles.indexOf(title) !== index),
+    [],
+    'panels shown twice',
+  );
+  // The same queries under another title are the same panel again.
+  const queries = panels.map((panel) => JSON.stringify((panel.targets ?? []).map((target) => target.expr)));
+  const repeated = panels.filter((_, index) => queries.indexOf(queries[index]!) !== index);
+  assert.deepEqual(
+    repeated.map((panel) => panel.title),
+    [],
+    "panels repeating another panel's queries",
+  );
+});
+
 test('every query runs on the $datasource variable and filters on $job', () => {
   assert.deepEqual(
     dashboard.templating.list.map((variable) => [variable.name, variable.type]),

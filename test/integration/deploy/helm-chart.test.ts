@@ -425,3 +425,15 @@ describe('beside Dagu’s own chart', {
     assert.equal(target?.containerPort, egress.ports[0].port);
   });
 });
+
+test('the READMEs say to pass --kube-version (a Helm built from source defaults to Kubernetes v1.20.0)', () => {
+  const chart = readRepoFile('deploy', 'helm', 'dagu-mcp-gateway', 'Chart.yaml');
+  assert.match(chart, /^kubeVersion: ">=1\.25\.0-0"$/m);
+  for (const readme of [
+    readRepoFile('README.md'),
+    readRepoFile('deploy', 'helm', 'dagu-mcp-gateway', 'README.md'),
+  ])
+    assert.ok(
+      readme.includes(`helm template mcp deploy/helm/dagu-mcp-gateway --kube-version ${KUBE_VERSION}`),
+    );
+});

@@ -15,6 +15,7 @@ import { connectModern } from '../../support/gateway.ts';
 
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
+  license: string;
   private?: boolean;
   scripts: Record<string, string>;
   dependencies: Record<string, string>;
@@ -64,7 +65,7 @@ describe('the package', () => {
     assert.match(readFileSync(BIN, 'utf8'), /^#!\/usr\/bin\/env node\n/);
   });
 
-  test('npm pack ships only the compiled build (and package.json, README)', () => {
+  test('npm pack ships only the compiled build (and package.json, README, the LICENSE it names)', () => {
     const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: ROOT,
       encoding: 'utf8',
@@ -74,9 +75,16 @@ describe('the package', () => {
     assert.ok(report);
     const paths = report.files.map((file) => file.path);
     const outside = paths.filter(
-      (path) => !path.startsWith('dist/') && !['package.json', 'README.md'].includes(path),
+      (path) => !path.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(path),
     );
     assert.deepEqual(outside, []);
+    assert.ok(paths.includes('LICENSE'), 'the license text package.json names (MIT) is shipped');
+    assert.match(readFileSync(join(ROOT, 'LICENSE'), 'utf8'), new RegExp(`^${PACKAGE.license} License`));
+    // What npm pack leaves in the clone is never committed by accident.
+    const ignored = spawnSync('git', ['check-ignore', '--no-index', 'dagu-mcp-gateway-0.1.0.tgz'], {
+      cwd: ROOT,
+    });
+    assert.equal(ignored.status, 0, 'the packed .tgz is git-ignored');
     for (const needed of ['dist/main.js', 'dist/workbook/worker.js', 'dist/reference/topics/read-tool.md'])
       assert.ok(paths.includes(needed), `${needed} is packed`);
     assert.ok(!paths.some((path) => path.endsWith('.ts')), 'no TypeScript sources');

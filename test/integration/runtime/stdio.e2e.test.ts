@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { clientSnippets } from '../../../scripts/client-snippets.ts';
-import { BIN, baseEnv, ensureBuilt, ROOT } from '../../support/bin.ts';
+import { BIN, baseEnv, ensureBuilt, folderWithoutDotEnv, ROOT } from '../../support/bin.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import type { ToolResult } from '../../support/gateway.ts';
 
@@ -33,23 +33,32 @@ interface StdioSession {
 
 const CLIENT_INFO = { name: 'stdio-tests', version: '2.0.0' };
 
-/** The arguments the README's Claude Desktop entry gives the command, for this Dagu. */
-function desktopArgs(): string[] {
-  const snippet = clientSnippets({ mcpUrl: 'http://unused/mcp', daguUrl: dagu.url }).find((entry) =>
-    entry.host.startsWith('Claude Desktop'),
+/**
+ * The README's "Claude Desktop from a clone" entry, for this Dagu and this clone: exactly the command
+ * and arguments a host would start (`node <clone>/dist/main.js --stdio --dagu-url …`).
+ */
+function cloneEntry(): { command: string; args: string[] } {
+  const snippet = clientSnippets({ mcpUrl: 'http://unused/mcp', daguUrl: dagu.url, clonePath: ROOT }).find(
+    (entry) => entry.host.startsWith('Claude Desktop from a clone'),
   );
-  const config = JSON.parse(snippet?.text ?? '{}') as { mcpServers: { dagu: { args: string[] } } };
-  return config.mcpServers.dagu.args;
+  const config = JSON.parse(snippet?.text ?? '{}') as {
+    mcpServers: { dagu: { command: string; args: string[] } };
+  };
+  return config.mcpServers.dagu;
 }
 
 async function open(
   era: 'modern' | 'legacy',
   node: { args?: string[]; env?: Record<string, string> } = {},
 ): Promise<StdioSession> {
+  const entry = cloneEntry();
+  assert.equal(entry.command, 'node');
+  assert.equal(entry.args[0], BIN);
   const params = {
-    command: process.execPath,
-    args: [...(node.args ?? []), BIN, ...desktopArgs(), '--dagu-api-base', dagu.apiBase],
+    command: entry.command,
+    args: [...(node.args ?? []), ...entry.args, '--dagu-api-base', dagu.apiBase],
     env: baseEnv({ LOG_LEVEL: 'info', ...node.env }),
+    cwd: folderWithoutDotEnv(),
     stderr: 'pipe' as const,
   };
   const transport = era === 'modern' ? new StdioClientTransport(params) : new LegacyStdioTransport(params);
@@ -135,6 +144,8 @@ for (const era of ['modern', 'legacy'] as const) {
         assert.equal(call.client_version, CLIENT_INFO.version);
       }
       assert.ok(records.some((record) => record.event === 'mcp.resource_read' && record.outcome === 'ok'));
+      // No HTTP listener, no bearer: the anonymous-HTTP warning and its AUTH_* advice do not apply.
+      assert.doesNotMatch(session.stderr(), /NO AUTHENTICATION|AUTH_API_KEYS_FILE/);
       assert.ok(
         records.some((record) => String(record.msg).startsWith('dagu-mcp-gateway serving MCP on stdio')),
       );

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import {
   BIN_NAME,
+  CLONE_ENTRY,
   clientSnippets,
   README_SNIPPET_OPTIONS,
   snippetsMarkdown,
@@ -27,13 +28,20 @@ test("the README's Connect a client section holds exactly the generated snippets
     section.includes(snippetsMarkdown(README_SNIPPET_OPTIONS)),
     'regenerate: node --import tsx scripts/client-snippets.ts',
   );
-  for (const host of ['Claude Code', 'VS Code', 'Cursor', 'Claude Desktop', 'MCP Inspector'])
+  for (const host of [
+    'Claude Code',
+    'VS Code',
+    'Cursor',
+    'Claude Desktop',
+    'Claude Desktop from a clone',
+    'MCP Inspector',
+  ])
     assert.ok(section.includes(`${host}`), host);
 });
 
 test('every JSON snippet in the section parses and names the real command, flags and MCP path', () => {
   const blocks = [...section.matchAll(/```json\n([\s\S]*?)\n```/g)].map((match) => match[1]!);
-  assert.equal(blocks.length, 3);
+  assert.equal(blocks.length, 4);
   const { mcpPath } = loadConfig({});
   for (const block of blocks) {
     const config = JSON.parse(block) as Record<string, Record<string, Record<string, unknown>>>;
@@ -41,12 +49,16 @@ test('every JSON snippet in the section parses and names the real command, flags
     assert.ok(server, block);
     if (typeof server.url === 'string') assert.equal(new URL(server.url).pathname, mcpPath);
     if (server.command !== undefined) {
-      assert.equal(server.command, BIN_NAME);
-      for (const arg of server.args as string[])
+      const args = server.args as string[];
+      if (server.command === 'node')
+        assert.equal(args.shift(), `${README_SNIPPET_OPTIONS.clonePath}/${CLONE_ENTRY}`);
+      else assert.equal(server.command, BIN_NAME);
+      for (const arg of args)
         if (arg.startsWith('--')) assert.ok(GATEWAY_FLAGS.has(arg), `${arg} is a gateway flag`);
     }
   }
   assert.ok(PACKAGE.bin[BIN_NAME], 'the command is the package bin');
+  assert.equal(PACKAGE.bin[BIN_NAME], CLONE_ENTRY, 'the clone entry runs what the command runs');
 });
 
 test('the shell snippets give the URL and the bearer header; without a credential there is no header', () => {
@@ -56,10 +68,14 @@ test('the shell snippets give the URL and the bearer header; without a credentia
     claude.text,
     `claude mcp add --transport http dagu ${README_SNIPPET_OPTIONS.mcpUrl} --header "Authorization: Bearer ${README_SNIPPET_OPTIONS.bearer}"`,
   );
-  const anonymous = clientSnippets({ mcpUrl: 'http://127.0.0.1:9999/mcp', daguUrl: 'http://127.0.0.1:8080' });
+  const anonymous = clientSnippets({
+    mcpUrl: 'http://127.0.0.1:9999/mcp',
+    daguUrl: 'http://127.0.0.1:8080',
+    clonePath: '/clone',
+  });
   for (const snippet of anonymous) {
     assert.doesNotMatch(snippet.text, /Authorization|Bearer/, snippet.host);
-    if (snippet.host !== 'Claude Desktop (stdio: it starts the gateway itself)')
+    if (!snippet.host.startsWith('Claude Desktop'))
       assert.ok(snippet.text.includes('http://127.0.0.1:9999/mcp'), snippet.host);
   }
 });
