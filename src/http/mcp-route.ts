@@ -13,7 +13,7 @@ import fp from 'fastify-plugin';
 import type { AccessPolicy } from '../core/access.ts';
 import { startDeadline } from '../core/deadline.ts';
 import { createLeanPath, matchLeanCall } from '../mcp/lean.ts';
-import { clientInfoOf, liftArguments } from '../mcp/request-message.ts';
+import { clientInfoOf, liftArguments, traceContextOf } from '../mcp/request-message.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 import { createMcpEndpoint, type McpServerOptions, serverInfo } from '../mcp/server.ts';
 import { refuseEncodedBodies } from './body.ts';
@@ -44,6 +44,8 @@ export interface McpPluginOptions {
   served?(path: 'lean' | 'sdk'): void;
   /** Level of the route's request log; its per-request lines are info, warnings and errors stay. */
   logLevel?: LogLevel;
+  /** Tracing is on: each message's facts carry its JSON-RPC id and the host's trace context. */
+  traceContext?: boolean;
 }
 
 /** Nesting no JSON-RPC request of this endpoint needs; deeper bodies are refused before the SDK. */
@@ -147,6 +149,7 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
       signal: deadline.signal,
       ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
     };
+    if (options.traceContext === true) Object.assign(facts, traceContextOf(message, request.headers));
     const call = lean === undefined ? undefined : matchLeanCall(message, request.headers);
     options.served?.(call === undefined ? 'sdk' : 'lean');
     return { tooDeep: false as const, sdkBody: lifted.body, facts, deadline, call };

@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { AUTH_FAILURE_REASONS, type AuthFailureReason } from '../core/auth-reasons.ts';
 import { DEPRECATED_TARGET_ALIASES, ERROR_CODES, READ_TARGETS } from '../core/contract.ts';
+import { exposition, observeWithTrace } from './exemplars.ts';
 
 /**
  * Prometheus metrics of the gateway, on a registry of its own (tests build many apps in one process).
@@ -93,6 +94,8 @@ export interface OperationObservation {
   /** The negotiated protocol revision (`mcp.protocol.version`). */
   protocolVersion?: string;
   durationSeconds: number;
+  /** The operation's trace (tracing on): kept as the bucket's exemplar (`trace_id`). */
+  traceId?: string;
 }
 
 export type RateLimitReason = 'rate' | 'concurrency';
@@ -154,6 +157,11 @@ export interface GatewayMetrics {
   workbookRejected(reason: WorkbookRejectReason): void;
   /** The exposition text for `GET /metrics`. */
   render(): Promise<string>;
+  /**
+   * The exposition a scraper asked for: OpenMetrics, with the call-duration exemplars, when exemplars
+   * are on and `accept` names `application/openmetrics-text`; Prometheus text otherwise.
+   */
+  exposition(accept: string | undefined): Promise<{ contentType: string; body: string }>;
 }
 
 export interface MetricsOptions {
@@ -163,19 +171,17 @@ export interface MetricsOptions {
   toolNames?: readonly string[];
   /** Distinct upstream route templates kept before folding into `other`. Default 64. */
   maxUpstreamRoutes?: number;
+  /** Exemplars (`trace_id`) on the call-duration histogram, shown in OpenMetrics scrapes (tracing on). Default false. */
+  exemplars?: boolean;
 }
 
 /** Seconds, 10 ms to 5 min: a tool call ranges from a cached reference read to a large workbook. */
 const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
-  const registry = new Registry();
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  const tool = oneOf(options.toolNames ?? ['dagu_read']);
-  const route = templateGuard(options.maxUpstreamRoutes ?? 64);
-
-  const operationDuration = new Histogram({
+/** `mcp.server.operation.duration`, with a trace id per bucket when exemplars are on. */
+function operationHistogram(registry: Registry, exemplars: boolean) {
+  return new Histogram({
     name: 'mcp_server_operation_duration_seconds',
     help: 'MCP request duration as observed by the server, from receipt until the result is sent (OpenTelemetry mcp.server.operation.duration).',
     labelNames: [
@@ -187,7 +193,17 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     ],
     buckets: OPERATION_BUCKETS,
     registers: [registry],
+    enableExemplars: exemplars,
   });
+}
+
+export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const tool = oneOf(options.toolNames ?? ['dagu_read']);
+  const route = templateGuard(options.maxUpstreamRoutes ?? 64);
+
+  const operationDuration = operationHistogram(registry, options.exemplars === true);
   const upstreamDuration = new Histogram({
     name: 'dagu_upstream_request_duration_seconds',
     help: 'Duration of the gateway’s requests to the Dagu REST API, by route template and HTTP status.',
@@ -338,7 +354,8 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       if (target !== undefined) labels.dagu_read_target = target;
       if (errorType !== undefined) labels.error_type = errorType;
       if (protocolVersion !== undefined) labels.mcp_protocol_version = protocolVersion;
-      operationDuration.observe(labels, observation.durationSeconds);
+      if (options.exemplars === true) observeWithTrace(operationDuration, labels, observation);
+      else operationDuration.observe(labels, observation.durationSeconds);
     },
     observeUpstream(routeTemplate, status, durationSeconds) {
       upstreamDuration.observe(
@@ -374,5 +391,6 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     },
     workbookRejected: (reason) => workbookRejected.inc({ reason }),
     render: () => registry.metrics(),
+    exposition: (accept) => exposition(registry, options.exemplars === true, accept),
   };
 }
