@@ -1,7 +1,14 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  Registry,
+  type RegistryContentType,
+} from 'prom-client';
 import { AUTH_FAILURE_REASONS, type AuthFailureReason } from '../core/auth-reasons.ts';
 import { DEPRECATED_TARGET_ALIASES, ERROR_CODES, READ_TARGETS } from '../core/contract.ts';
-import { exposition, observeWithTrace } from './exemplars.ts';
+import { exposition, observeWithTrace, operationHistogram } from './exemplars.ts';
 
 /**
  * Prometheus metrics of the gateway, on a registry of its own (tests build many apps in one process).
@@ -175,30 +182,14 @@ export interface MetricsOptions {
   exemplars?: boolean;
 }
 
-/** Seconds, 10 ms to 5 min: a tool call ranges from a cached reference read to a large workbook. */
-const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
-/** `mcp.server.operation.duration`, with a trace id per bucket when exemplars are on. */
-function operationHistogram(registry: Registry, exemplars: boolean) {
-  return new Histogram({
-    name: 'mcp_server_operation_duration_seconds',
-    help: 'MCP request duration as observed by the server, from receipt until the result is sent (OpenTelemetry mcp.server.operation.duration).',
-    labelNames: [
-      'mcp_method_name',
-      'gen_ai_tool_name',
-      'dagu_read_target',
-      'error_type',
-      'mcp_protocol_version',
-    ],
-    buckets: OPERATION_BUCKETS,
-    registers: [registry],
-    enableExemplars: exemplars,
-  });
-}
 
 export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const registry = new Registry();
+  // prom-client keeps exemplars only on an OpenMetrics registry; exposition() renders either format.
+  if (options.exemplars === true) {
+    (registry as unknown as Registry<RegistryContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  }
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   const tool = oneOf(options.toolNames ?? ['dagu_read']);
   const route = templateGuard(options.maxUpstreamRoutes ?? 64);
@@ -343,7 +334,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
 
   return {
     registry,
-    contentType: registry.contentType,
+    contentType: Registry.PROMETHEUS_CONTENT_TYPE,
     observeOperation(observation) {
       const labels: Record<string, string> = { mcp_method_name: boundedMethod(observation.method) ?? OTHER };
       const toolName = tool(observation.tool);
@@ -390,7 +381,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       workbookPool = load;
     },
     workbookRejected: (reason) => workbookRejected.inc({ reason }),
-    render: () => registry.metrics(),
+    render: async () => (await exposition(registry, options.exemplars === true, undefined)).body,
     exposition: (accept) => exposition(registry, options.exemplars === true, accept),
   };
 }

@@ -113,7 +113,10 @@ function finish(span: Span, record: OperationRecord): void {
   const { outcome } = record;
   const { facts } = outcome;
   if (facts.target !== undefined) span.setAttribute('dagu_read.target', facts.target);
-  if (facts.uri !== undefined) span.setAttribute('mcp.resource.uri', facts.uri.split('?')[0]!);
+  // resources/read only: the resource's address, without its query.
+  if (record.method === 'resources/read' && facts.uri !== undefined) {
+    span.setAttribute('mcp.resource.uri', facts.uri.split('?')[0]!);
+  }
   if (facts.upstreamStatus !== undefined)
     span.setAttribute('dagu_read.upstream_status', facts.upstreamStatus);
   if (!outcome.ok) {
