@@ -94,6 +94,8 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
       HOST: '127.0.0.1',
       PORT: String(port),
       AUDIT_LOG: join(dir, 'audit.log'),
+      // Tracing on for this run when the bench is given OTEL_* variables (off vs on: two runs).
+      ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('OTEL_'))),
       ...env,
     },
   });

@@ -16,7 +16,7 @@ const SRC = join(ROOT, 'src');
 export const LAYERS = [
   ['core'],
   // The environment's settings: schema, help and allowed values (config.ts and the command line read them).
-  ['settings.ts'],
+  ['settings.ts', 'otel-settings.ts'],
   ['config.ts', 'version.ts', 'reference'],
   ['audit', 'metrics', 'dagu', 'workbook'],
   ['read'],
@@ -24,6 +24,9 @@ export const LAYERS = [
   ['http'],
   ['auth'],
   ['observe.ts'],
+  // Tracing (OpenTelemetry), loaded only when the OTEL_* variables turn it on: above the observer's
+  // operations and the Dagu client's hooks it fills, below the core and the transports that load it.
+  ['trace'],
   // The gateway without a transport: what `--stdio` serves and what the HTTP plugins surround.
   ['gateway-core.ts'],
   ['app.ts'],

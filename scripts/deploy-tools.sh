@@ -2,18 +2,21 @@
 # Installs the real tools the deployment tests use and prints the path of the one asked for on the last
 # line of stdout (progress goes to stderr). Idempotent: a tool already there is used as it is.
 #
-#   scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm|haproxy
+#   scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm|haproxy|jaeger
 #
 # promtool, prometheus: Debian package `prometheus`; haproxy: Debian package `haproxy` (the fleet test's
 # load balancer, run with deploy/haproxy/haproxy.cfg); docker-compose: Debian package `docker-compose`
-# (validates a compose file without a Docker engine); helm: built from the Go module proxy with
-# `go install helm.sh/helm/v3/cmd/helm@$HELM_VERSION` into the project's cache folder.
+# (validates a compose file without a Docker engine); helm and jaeger: built from the Go module proxy
+# (helm.sh/helm/v3/cmd/helm@$HELM_VERSION, github.com/jaegertracing/jaeger/cmd/jaeger@$JAEGER_VERSION)
+# into the project's cache folder.
 #
 #   DAGU_CACHE_DIR  cache root (default: ${XDG_CACHE_HOME:-$HOME/.cache}/dagu-mcp-gateway), shared with Dagu
 #   GO              the go binary to use (default: `go` on PATH, else /usr/local/go/bin/go)
 set -euo pipefail
 
 HELM_VERSION=v3.22.0
+# Keep in step with the image pinned in docker-compose.yml (jaegertracing/jaeger).
+JAEGER_VERSION=v1.75.0
 tool="${1:-}"
 
 if [ -z "${HOME:-}" ]; then
@@ -56,7 +59,7 @@ find_go() {
       return
     fi
   done
-  echo "deploy-tools: cannot build helm: no Go toolchain found (looked on PATH and in /usr/local/go/bin); install Go or set GO=/path/to/go" >&2
+  echo "deploy-tools: cannot build $tool: no Go toolchain found (looked on PATH and in /usr/local/go/bin); install Go or set GO=/path/to/go" >&2
   exit 1
 }
 
@@ -91,29 +94,43 @@ case "$tool" in
     find_on_path docker-compose >/dev/null || apt_install docker-compose
     on_path docker-compose docker-compose
     ;;
-  helm)
-    target_dir="$cache_root/helm-$HELM_VERSION"
-    binary="$target_dir/helm"
+  helm | jaeger)
+    case "$tool" in
+      helm) version=$HELM_VERSION module=helm.sh/helm/v3/cmd/helm ;;
+      jaeger) version=$JAEGER_VERSION module=github.com/jaegertracing/jaeger/cmd/jaeger ;;
+    esac
+    target_dir="$cache_root/$tool-$version"
+    binary="$target_dir/$tool"
     if [ ! -x "$binary" ]; then
       go_bin="$(find_go)"
-      echo "deploy-tools: building helm $HELM_VERSION with $("$go_bin" version) (first run only; takes a few minutes)" >&2
+      echo "deploy-tools: building $tool $version with $("$go_bin" version) (first run only; takes a few minutes)" >&2
       mkdir -p "$target_dir"
-      work="$(mktemp -d "${TMPDIR:-/tmp}/helm-build.XXXXXX")"
+      work="$(mktemp -d "${TMPDIR:-/tmp}/$tool-build.XXXXXX")"
       trap 'rm -rf "$work"' EXIT
-      GOBIN="$work" "$go_bin" install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >&2 || {
-        echo "deploy-tools: building helm $HELM_VERSION failed (see the Go output above)" >&2
+      if [ "$tool" = jaeger ]; then
+        # `go install jaeger@version` refuses the module: its go.mod has a replace directive (sarama).
+        # The same source, from the same module proxy, builds as the main module instead.
+        source_dir="$(GOFLAGS=-mod=mod "$go_bin" mod download -json "${module%%/cmd/*}@$version" |
+          sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+        [ -d "$source_dir" ] || { echo "deploy-tools: go mod download of jaeger $version failed" >&2; exit 1; }
+        build() { (cd "$source_dir" && GOFLAGS=-mod=mod "$go_bin" build -trimpath -o "$work/$tool" ./cmd/jaeger); }
+      else
+        build() { GOBIN="$work" "$go_bin" install "$module@$version"; }
+      fi
+      build >&2 || {
+        echo "deploy-tools: building $tool $version failed (see the Go output above)" >&2
         exit 1
       }
       # Move into place atomically so a concurrent run never sees a half-written binary.
-      tmp_binary="$(mktemp "$target_dir/.helm.XXXXXX")"
-      cp "$work/helm" "$tmp_binary"
+      tmp_binary="$(mktemp "$target_dir/.$tool.XXXXXX")"
+      cp "$work/$tool" "$tmp_binary"
       chmod 755 "$tmp_binary"
       mv -f "$tmp_binary" "$binary"
     fi
     echo "$binary"
     ;;
   *)
-    echo "usage: scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm|haproxy" >&2
+    echo "usage: scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm|haproxy|jaeger" >&2
     exit 2
     ;;
 esac

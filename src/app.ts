@@ -20,6 +20,7 @@ import { hostOriginPlugin } from './http/security.ts';
 import { timeBoundsPlugin } from './http/time-bounds.ts';
 import { type GatewayTls, tlsServerOptions } from './http/tls.ts';
 import type { GatewayMetrics } from './metrics/metrics.ts';
+import type { GatewayTracing } from './trace/tracing.ts';
 
 export interface GatewayApp {
   app: FastifyInstance;
@@ -56,7 +57,12 @@ const LOG_SERIALIZERS = {
   }),
 };
 
-function createFastify(config: GatewayConfig, options: BuildOptions, tls: GatewayTls): FastifyInstance {
+function createFastify(
+  config: GatewayConfig,
+  options: BuildOptions,
+  tls: GatewayTls,
+  tracing: GatewayTracing | undefined,
+): FastifyInstance {
   return Fastify({
     ...tls.serverOptions,
     // Forwarded headers count only from the listed proxies (TRUST_PROXY); none by default.
@@ -67,6 +73,8 @@ function createFastify(config: GatewayConfig, options: BuildOptions, tls: Gatewa
         : {
             level: options.logger?.level ?? config.logLevel,
             serializers: LOG_SERIALIZERS,
+            // Lines written while a traced call is served carry its `trace_id` and `span_id`.
+            ...(tracing === undefined ? {} : { mixin: tracing.logFields }),
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
     bodyLimit: config.limits.bodyLimitBytes,
@@ -90,15 +98,26 @@ const mcpRouteLogLevel = (level: string) =>
  */
 export async function buildApp(config: GatewayConfig, options: BuildOptions = {}): Promise<GatewayApp> {
   const tls = tlsServerOptions(config);
-  const app = createFastify(config, options, tls);
+  // Tracing's modules load only when the OTEL_* variables turn it on.
+  const tracing =
+    config.tracing === undefined
+      ? undefined
+      : (await import('./trace/tracing.ts')).createTracing(config.tracing, config.dagu.url);
+  const app = createFastify(config, options, tls, tracing);
   // Renewed certificate files are read again and used for new connections (closed with the app).
   tls.watch(app.server, app.log);
   app.addHook('onClose', async () => tls.close());
-  const core: GatewayCore = createGatewayCore(config, app.log);
+  const core: GatewayCore = createGatewayCore(config, app.log, { tracing });
   try {
     await registerPlugins(app, core, config, options);
+    if (tracing !== undefined) {
+      // Registered last, closed first: the spans of every finished call are exported before the core closes.
+      const { tracingPlugin } = await import('./trace/plugin.ts');
+      await app.register(tracingPlugin, { tracing });
+    }
   } catch (error) {
     await core.close();
+    await tracing?.shutdown();
     throw error;
   }
   return {
@@ -192,6 +211,7 @@ async function registerPlugins(
       });
     },
     logLevel: mcpRouteLogLevel(app.log.level),
+    traceContext: config.tracing !== undefined,
     caller: (request) => {
       const identity = request.identity!;
       return {

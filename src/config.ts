@@ -1,7 +1,9 @@
 import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
+import { type TracingConfig, tracingFromEnv } from './otel-settings.ts';
 import { allowedText, ENV_SCHEMA, type SettingName, type ToolTextMode } from './settings.ts';
 
+export { TRACE_SAMPLERS, type TraceSampler, type TracingConfig, tracingFromEnv } from './otel-settings.ts';
 export { TOOL_TEXT_MODES, type ToolTextMode } from './settings.ts';
 
 /** The gateway's typed configuration, read once from the environment at start-up. */
@@ -100,6 +102,8 @@ export interface GatewayConfig {
     /** How long any successful Dagu answer may be reused; 0 (default) caches only what cannot change. */
     ttlMs: number;
   };
+  /** OpenTelemetry tracing from the standard `OTEL_*` variables; `undefined` (the default): off, nothing loaded. */
+  tracing: TracingConfig | undefined;
 }
 
 export class ConfigError extends Error {
@@ -183,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       `TRUST_PROXY: must be ${allowedText('TRUST_PROXY')} (got ${badProxies.map((entry) => JSON.stringify(entry)).join(', ')})`,
     );
   }
+  const tracing = tracingFromEnv(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const host = str('HOST')!;
@@ -273,5 +278,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     toolText: str('TOOL_TEXT') as ToolTextMode,
     rateLimitRedisUrl: str('RATE_LIMIT_REDIS_URL'),
     cache: { maxBytes: num('CACHE_MAX_BYTES'), ttlMs: num('CACHE_TTL_MS') },
+    tracing,
   };
 }

@@ -15,6 +15,7 @@ import { createReadService } from './read/service.ts';
 import { TARGET_HANDLERS } from './read/targets/index.ts';
 import { FinishedLogCache } from './read/upstream/finished-logs.ts';
 import type { LogPart } from './read/upstream/log.ts';
+import type { GatewayTracing } from './trace/tracing.ts';
 import { GATEWAY_VERSION } from './version.ts';
 import { createWorkbookReader } from './workbook/index.ts';
 
@@ -37,9 +38,16 @@ export interface GatewayCore {
   close(): Promise<void>;
 }
 
+/** What the transport adds to the core: tracing, when the `OTEL_*` variables turned it on (loaded by the caller). */
+export interface CoreExtras {
+  tracing?: GatewayTracing | undefined;
+}
+
 /** Builds the core from the configuration: every expensive object is created here, once. */
-export function createGatewayCore(config: GatewayConfig, log: Log): GatewayCore {
-  const metrics = createMetrics();
+export function createGatewayCore(config: GatewayConfig, log: Log, extras: CoreExtras = {}): GatewayCore {
+  const { tracing } = extras;
+  // With tracing, the call-duration histogram keeps a trace id per bucket (exemplars).
+  const metrics = createMetrics({ exemplars: tracing !== undefined });
   const audit = createAuditLog(config.auditLog, { metrics, log });
   // One cache for every caller, bounded by CACHE_MAX_BYTES: finished step logs, and any answer under CACHE_TTL_MS.
   const cache =
@@ -59,7 +67,14 @@ export function createGatewayCore(config: GatewayConfig, log: Log): GatewayCore 
       // Only a whole answer counts as Dagu answering (a body cut short does not).
       answered.observe(typeof outcome === 'number');
     },
-    onJoined: metrics.upstreamJoined,
+    onJoined:
+      tracing === undefined
+        ? metrics.upstreamJoined
+        : (route) => {
+            metrics.upstreamJoined(route);
+            tracing.joined(route);
+          },
+    ...(tracing === undefined ? {} : { traceRequest: tracing.traceRequest }),
     ...(config.cache.ttlMs > 0
       ? { answers: { cache: cacheUse<DaguAnswer>('dagu_ttl'), ttlMs: config.cache.ttlMs } }
       : {}),
@@ -84,7 +99,7 @@ export function createGatewayCore(config: GatewayConfig, log: Log): GatewayCore 
     version: GATEWAY_VERSION,
     reads,
     completions: createCompletionService(reads),
-    observe: createOperationObserver({ metrics, audit, log }),
+    observe: createOperationObserver({ metrics, audit, log, tracer: tracing?.operations }),
     toolText: config.toolText,
   };
 

@@ -102,7 +102,15 @@ async function serveHttp(config: GatewayConfig): Promise<Serving> {
  * nothing serves /readyz, /metrics or the HTTP rate limit: no periodic probe, no Redis connection.
  */
 async function serveStdio(config: GatewayConfig): Promise<Serving> {
-  const log = pino({ level: config.logLevel }, pino.destination(2));
+  // Tracing's modules load only when the OTEL_* variables turn it on.
+  const tracing =
+    config.tracing === undefined
+      ? undefined
+      : (await import('./trace/tracing.ts')).createTracing(config.tracing, config.dagu.url);
+  const log = pino(
+    { level: config.logLevel, ...(tracing === undefined ? {} : { mixin: tracing.logFields }) },
+    pino.destination(2),
+  );
   const core = createGatewayCore(
     {
       ...config,
@@ -110,8 +118,10 @@ async function serveStdio(config: GatewayConfig): Promise<Serving> {
       readiness: { ...config.readiness, probeIntervalMs: 0 },
     },
     log,
+    { tracing },
   );
   const connection = serveMcpOverStdio({
+    traceContext: tracing !== undefined,
     createServer: core.createMcpServer,
     callDeadlineMs: config.limits.callDeadlineMs,
     onError: (error) => log.debug({ err: error }, 'mcp stdio transport error'),
@@ -123,6 +133,7 @@ async function serveStdio(config: GatewayConfig): Promise<Serving> {
   const close = async () => {
     await connection.close();
     await core.close();
+    await tracing?.shutdown();
   };
   // No listener to drain: a stdio host is the only caller.
   return { log, close, drainAndClose: close, drainMs: 0, requestTimeoutMs: config.http.requestTimeoutMs };

@@ -1,7 +1,7 @@
 import type { AuditEntry, AuditLog } from './audit/audit-log.ts';
 import { redactArguments } from './audit/redact.ts';
 import type { Log } from './core/log.ts';
-import type { OperationObserver, OperationRecord } from './mcp/operations.ts';
+import type { OperationObserver, OperationRecord, OperationTracer } from './mcp/operations.ts';
 import type { GatewayMetrics, OperationObservation } from './metrics/metrics.ts';
 
 export interface ObserverSinks {
@@ -9,6 +9,8 @@ export interface ObserverSinks {
   audit: AuditLog;
   /** The application log: unexpected failures are logged with their cause (never sent to the caller). */
   log: Log;
+  /** Tracing on: a span around every operation (src/trace/); absent, nothing is wrapped. */
+  tracer?: OperationTracer | undefined;
 }
 
 const AUDIT_EVENTS = {
@@ -18,7 +20,12 @@ const AUDIT_EVENTS = {
 } as const satisfies Record<OperationRecord['method'], AuditEntry['event']>;
 
 /** What happens after every MCP read: one metrics observation, one audit record, and a log line on internal errors. */
-export function createOperationObserver({ metrics, audit, log }: ObserverSinks): OperationObserver {
+export function createOperationObserver({ metrics, audit, log, tracer }: ObserverSinks): OperationObserver {
+  const observe = observer(metrics, audit, log);
+  return tracer === undefined ? observe : Object.assign(observe, { tracer });
+}
+
+function observer(metrics: GatewayMetrics, audit: AuditLog, log: Log): (record: OperationRecord) => void {
   return (record: OperationRecord) => {
     const { outcome, request, method, tool } = record;
     const { facts } = outcome;
@@ -29,9 +36,15 @@ export function createOperationObserver({ metrics, audit, log }: ObserverSinks):
     if (facts.target) observation.target = facts.target;
     if (errorCode) observation.errorType = errorCode;
     if (request?.protocolVersion) observation.protocolVersion = request.protocolVersion;
+    if (record.traceId) observation.traceId = record.traceId;
     metrics.observeOperation(observation);
     if (!outcome.ok && outcome.error.code === 'internal_error') {
-      log.error({ err: outcome.cause, requestId: request?.requestId }, 'read failed unexpectedly');
+      log.error(
+        record.traceId === undefined
+          ? { err: outcome.cause, requestId: request?.requestId }
+          : { err: outcome.cause, requestId: request?.requestId, trace_id: record.traceId },
+        'read failed unexpectedly',
+      );
     }
     if (request === undefined) {
       // Only a wiring bug gets here: the read was refused (fail closed), and someone must look.
@@ -60,6 +73,7 @@ export function createOperationObserver({ metrics, audit, log }: ObserverSinks):
     entry.outcome = outcome.ok ? 'ok' : outcome.error.code;
     entry.durationMs = Math.round(record.durationSeconds * 1000);
     if (facts.upstreamStatus !== undefined) entry.upstreamStatus = facts.upstreamStatus;
+    if (record.traceId) entry.traceId = record.traceId;
     audit.record(entry);
   };
 }

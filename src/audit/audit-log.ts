@@ -33,6 +33,8 @@ export interface AuditEntry extends AuditArgumentFields {
   path?: string;
   durationMs: number;
   upstreamStatus?: number;
+  /** The W3C trace id of the call's span (tracing on). */
+  traceId?: string;
 }
 
 /** Record field → JSON key, in the order written. */
@@ -71,6 +73,7 @@ const COLUMNS: ReadonlyArray<readonly [keyof AuditEntry, string]> = [
   ['httpStatus', 'http_status'],
   ['durationMs', 'duration_ms'],
   ['upstreamStatus', 'upstream_status'],
+  ['traceId', 'trace_id'],
 ];
 
 const SHORT_TEXT: Partial<Record<keyof AuditEntry, number>> = { clientName: 128, clientVersion: 64 };

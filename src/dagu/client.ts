@@ -35,6 +35,19 @@ export interface DaguClientHooks {
    * (an operator's choice: reads may then be that much older than Dagu's state).
    */
   answers?: { cache: CacheSlice<Answer> | undefined; ttlMs: number };
+  /**
+   * Tracing (src/trace/): called before each request with its route template; the trace it returns,
+   * if any, adds its headers (`traceparent`) to the request and is ended with the status or failure.
+   */
+  traceRequest?(route: string): UpstreamTrace | undefined;
+}
+
+/** One traced upstream request (a span while tracing is on). */
+export interface UpstreamTrace {
+  /** Headers that carry the trace onward (`traceparent`, `tracestate`). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The HTTP status, or the DaguError kind (`timeout`, `unreachable`, …) when none came. */
+  end(status: number | undefined, failure: string | undefined): void;
 }
 
 /** Bodies larger than this are refused rather than buffered (a 10 000-line log is far below it). */
@@ -224,15 +237,39 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
   if (config.token !== undefined) headers.authorization = `Bearer ${config.token}`;
 
   /** One GET of a full path: the status and the body text. Transport failures are DaguErrors. */
-  async function send(
+  function send(route: string, path: string, callerSignal?: AbortSignal): Promise<Answer> {
+    const traced = hooks.traceRequest?.(route);
+    return traced === undefined
+      ? sendWith(route, path, headers, callerSignal)
+      : sendTraced(traced, route, path, callerSignal);
+  }
+
+  async function sendTraced(
+    traced: UpstreamTrace,
     route: string,
     path: string,
     callerSignal?: AbortSignal,
-  ): Promise<{ status: number; text: string }> {
+  ): Promise<Answer> {
+    try {
+      const answer = await sendWith(route, path, { ...headers, ...traced.headers }, callerSignal);
+      traced.end(answer.status, undefined);
+      return answer;
+    } catch (error) {
+      traced.end(undefined, error instanceof DaguError ? error.kind : 'error');
+      throw error;
+    }
+  }
+
+  async function sendWith(
+    route: string,
+    path: string,
+    requestHeaders: Readonly<Record<string, string>>,
+    callerSignal?: AbortSignal,
+  ): Promise<Answer> {
     const started = performance.now();
     let outcome: UpstreamOutcome = 'network_error';
     try {
-      const answer = await dispatchGet(pool, path, headers, config.timeoutMs, callerSignal);
+      const answer = await dispatchGet(pool, path, requestHeaders, config.timeoutMs, callerSignal);
       outcome = answer.status;
       return answer;
     } catch (error) {

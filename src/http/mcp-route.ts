@@ -12,13 +12,13 @@ import type {
 import fp from 'fastify-plugin';
 import type { AccessPolicy } from '../core/access.ts';
 import { startDeadline } from '../core/deadline.ts';
+import { MCP_METHODS } from '../core/mcp-methods.ts';
 import type { RefusalReason } from '../core/refusal-reasons.ts';
 import { createLeanPath, matchLeanCall } from '../mcp/lean.ts';
-import { clientInfoOf, liftArguments } from '../mcp/request-message.ts';
+import { clientInfoOf, liftArguments, traceContextOf } from '../mcp/request-message.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 import { createMcpEndpoint, type McpServerOptions, serverInfo } from '../mcp/server.ts';
 import { READ_TOOL_NAME } from '../mcp/tool.ts';
-import { MCP_METHODS } from '../metrics/metrics.ts';
 import { refuseEncodedBodies } from './body.ts';
 import { jsonRpcError, RPC_ERROR, refuse } from './refusals.ts';
 
@@ -57,6 +57,8 @@ export interface McpPluginOptions {
     reason: RefusalReason,
     detail: UnservedDetail,
   ): void;
+  /** Tracing is on: each message's facts carry its JSON-RPC id and the host's trace context. */
+  traceContext?: boolean;
 }
 
 /** What is known of an unserved message: its method and tool name as sent (cut short), the HTTP status. */
@@ -195,6 +197,7 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
       signal: deadline.signal,
       ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
     };
+    if (options.traceContext === true) Object.assign(facts, traceContextOf(message, request.headers));
     const call = lean === undefined ? undefined : matchLeanCall(message, request.headers);
     options.served?.(call === undefined ? 'sdk' : 'lean');
     return { tooDeep: false as const, sdkBody: lifted.body, facts, deadline, call };

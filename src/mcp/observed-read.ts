@@ -1,7 +1,7 @@
 import type { ToolErrorObject } from '../read/errors.ts';
 import type { ReadFacts } from '../read/service.ts';
 import type { CallContext } from '../read/types.ts';
-import type { OperationObserver, OperationRecord } from './operations.ts';
+import type { OperationObserver, OperationRecord, OperationTrace } from './operations.ts';
 import type { McpRequestFacts } from './request-side-channel.ts';
 
 /** A refused operation: the failure shape every operation outcome shares. */
@@ -36,6 +36,9 @@ export async function observedRead<Outcome extends OperationRecord['outcome']>(
   facts: McpRequestFacts | undefined,
   read: (call: CallContext) => Promise<Outcome>,
 ): Promise<Outcome | RefusedOutcome> {
+  const tracer = observe.tracer;
+  if (tracer !== undefined)
+    return tracedRead(tracer.start(method, tool, facts), method, tool, observe, facts, read);
   const started = performance.now();
   const outcome =
     facts === undefined
@@ -47,4 +50,57 @@ export async function observedRead<Outcome extends OperationRecord['outcome']>(
         });
   observe({ method, tool, outcome, durationSeconds: (performance.now() - started) / 1000, request: facts });
   return outcome;
+}
+
+/** The same read inside its operation's span (tracing on): the record carries the trace id. */
+function tracedRead<Outcome extends OperationRecord['outcome']>(
+  trace: OperationTrace,
+  method: OperationRecord['method'],
+  tool: string | undefined,
+  observe: OperationObserver,
+  facts: McpRequestFacts | undefined,
+  read: (call: CallContext) => Promise<Outcome>,
+): Promise<Outcome | RefusedOutcome> {
+  return trace.run(async () => {
+    const started = performance.now();
+    let record: OperationRecord | undefined;
+    try {
+      const outcome =
+        facts === undefined
+          ? refusedWithoutContext()
+          : await read({
+              access: facts.access,
+              signal: facts.signal,
+              caller: `${facts.identityKind}:${facts.identity}`,
+            });
+      record = {
+        method,
+        tool,
+        outcome,
+        durationSeconds: (performance.now() - started) / 1000,
+        request: facts,
+      };
+      if (trace.traceId !== undefined) record.traceId = trace.traceId;
+      observe(record);
+      return outcome;
+    } finally {
+      if (record === undefined) {
+        // A throw out of the read (the read service answers its failures as outcomes; this is a bug).
+        const outcome: RefusedOutcome = {
+          ok: false,
+          error: { code: 'internal_error', message: 'The read failed unexpectedly.' },
+          facts: {},
+        };
+        trace.end({
+          method,
+          tool,
+          outcome,
+          durationSeconds: (performance.now() - started) / 1000,
+          request: facts,
+        });
+      } else {
+        trace.end(record);
+      }
+    }
+  });
 }

@@ -29,6 +29,38 @@ export function liftArguments(body: unknown): { body: unknown; raw?: { value: un
   return { body: { ...message, params: { ...params, arguments: {} } }, raw };
 }
 
+/** The W3C trace context a host gave a message, and its JSON-RPC id (facts for tracing). */
+export interface TraceContext {
+  rpcId?: string | number;
+  traceparent?: string;
+  tracestate?: string;
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * Where tracing is on: the host's `traceparent` (and `tracestate`) from the message's `params._meta`,
+ * where MCP hosts put it per message, else from the HTTP request's headers; and the JSON-RPC id.
+ * Malformed values are dropped (the call then starts a trace of its own).
+ */
+export function traceContextOf(
+  message: unknown,
+  headers: Readonly<Record<string, string | string[] | undefined>> = {},
+): TraceContext {
+  const body = asObject(message);
+  const meta = asObject(asObject(body?.params)?._meta);
+  const context: TraceContext = {};
+  if (typeof body?.id === 'string' || typeof body?.id === 'number') context.rpcId = body.id;
+  const fromMeta = typeof meta?.traceparent === 'string' && TRACEPARENT.test(meta.traceparent);
+  const parent = fromMeta ? meta!.traceparent : headers.traceparent;
+  const state = fromMeta ? meta!.tracestate : headers.tracestate;
+  if (typeof parent === 'string' && TRACEPARENT.test(parent)) {
+    context.traceparent = parent;
+    if (typeof state === 'string' && state.length <= 512) context.tracestate = state;
+  }
+  return context;
+}
+
 export interface ClientInfo {
   name: string | undefined;
   version: string | undefined;

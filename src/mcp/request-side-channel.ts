@@ -21,6 +21,11 @@ export interface McpRequestFacts {
   /** Present when the body is a `tools/call`: its `params.arguments` exactly as parsed from JSON. */
   rawArguments?: { value: unknown };
   signal: AbortSignal;
+  /** The JSON-RPC request id of the message (tracing only: `jsonrpc.request.id`). */
+  rpcId?: string | number;
+  /** The host's W3C trace context: from the message's `_meta`, else the HTTP headers (tracing only). */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 export const requestSideChannel = new AsyncLocalStorage<McpRequestFacts>();

@@ -1,7 +1,16 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  Registry,
+  type RegistryContentType,
+} from 'prom-client';
 import { AUTH_FAILURE_REASONS, type AuthFailureReason } from '../core/auth-reasons.ts';
 import { DEPRECATED_TARGET_ALIASES, ERROR_CODES, READ_TARGETS } from '../core/contract.ts';
+import { MCP_METHODS } from '../core/mcp-methods.ts';
 import { REFUSAL_REASONS, type RefusalReason } from '../core/refusal-reasons.ts';
+import { exposition, observeWithTrace, operationHistogram } from './exemplars.ts';
 
 /**
  * Prometheus metrics of the gateway, on a registry of its own (tests build many apps in one process).
@@ -10,25 +19,6 @@ import { REFUSAL_REASONS, type RefusalReason } from '../core/refusal-reasons.ts'
  */
 
 export const OTHER = 'other';
-
-export const MCP_METHODS = [
-  'initialize',
-  'ping',
-  'server/discover',
-  'tools/list',
-  'tools/call',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  'prompts/list',
-  'prompts/get',
-  'completion/complete',
-  'logging/setLevel',
-  'notifications/initialized',
-  'notifications/cancelled',
-] as const;
 
 export const MCP_PROTOCOL_VERSIONS = [
   '2024-11-05',
@@ -97,6 +87,8 @@ export interface OperationObservation {
   /** The negotiated protocol revision (`mcp.protocol.version`). */
   protocolVersion?: string;
   durationSeconds: number;
+  /** The operation's trace (tracing on): kept as the bucket's exemplar (`trace_id`). */
+  traceId?: string;
 }
 
 export type RateLimitReason = 'rate' | 'concurrency';
@@ -159,6 +151,11 @@ export interface GatewayMetrics {
   refused(reason: RefusalReason): void;
   /** The exposition text for `GET /metrics`. */
   render(): Promise<string>;
+  /**
+   * The exposition a scraper asked for: OpenMetrics, with the call-duration exemplars, when exemplars
+   * are on and `accept` names `application/openmetrics-text`; Prometheus text otherwise.
+   */
+  exposition(accept: string | undefined): Promise<{ contentType: string; body: string }>;
 }
 
 export interface MetricsOptions {
@@ -168,31 +165,23 @@ export interface MetricsOptions {
   toolNames?: readonly string[];
   /** Distinct upstream route templates kept before folding into `other`. Default 64. */
   maxUpstreamRoutes?: number;
+  /** Exemplars (`trace_id`) on the call-duration histogram, shown in OpenMetrics scrapes (tracing on). Default false. */
+  exemplars?: boolean;
 }
 
-/** Seconds, 10 ms to 5 min: a tool call ranges from a cached reference read to a large workbook. */
-const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const registry = new Registry();
+  // prom-client keeps exemplars only on an OpenMetrics registry; exposition() renders either format.
+  if (options.exemplars === true) {
+    (registry as unknown as Registry<RegistryContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  }
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   const tool = oneOf(options.toolNames ?? ['dagu_read']);
   const route = templateGuard(options.maxUpstreamRoutes ?? 64);
 
-  const operationDuration = new Histogram({
-    name: 'mcp_server_operation_duration_seconds',
-    help: 'MCP request duration as observed by the server, from receipt until the result is sent (OpenTelemetry mcp.server.operation.duration).',
-    labelNames: [
-      'mcp_method_name',
-      'gen_ai_tool_name',
-      'dagu_read_target',
-      'error_type',
-      'mcp_protocol_version',
-    ],
-    buckets: OPERATION_BUCKETS,
-    registers: [registry],
-  });
+  const operationDuration = operationHistogram(registry, options.exemplars === true);
   const upstreamDuration = new Histogram({
     name: 'dagu_upstream_request_duration_seconds',
     help: 'Duration of the gateway’s requests to the Dagu REST API, by route template and HTTP status.',
@@ -341,7 +330,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
 
   return {
     registry,
-    contentType: registry.contentType,
+    contentType: Registry.PROMETHEUS_CONTENT_TYPE,
     observeOperation(observation) {
       const labels: Record<string, string> = { mcp_method_name: boundedMethod(observation.method) ?? OTHER };
       const toolName = tool(observation.tool);
@@ -352,7 +341,8 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       if (target !== undefined) labels.dagu_read_target = target;
       if (errorType !== undefined) labels.error_type = errorType;
       if (protocolVersion !== undefined) labels.mcp_protocol_version = protocolVersion;
-      operationDuration.observe(labels, observation.durationSeconds);
+      if (options.exemplars === true) observeWithTrace(operationDuration, labels, observation);
+      else operationDuration.observe(labels, observation.durationSeconds);
     },
     observeUpstream(routeTemplate, status, durationSeconds) {
       upstreamDuration.observe(
@@ -388,6 +378,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     },
     workbookRejected: (reason) => workbookRejected.inc({ reason }),
     refused: (reason) => refusals.inc({ reason }),
-    render: () => registry.metrics(),
+    render: async () => (await exposition(registry, options.exemplars === true, undefined)).body,
+    exposition: (accept) => exposition(registry, options.exemplars === true, accept),
   };
 }

@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { UNRESTRICTED_ACCESS } from '../core/access.ts';
-import { type ClientInfo, clientInfoOf, liftArguments } from '../mcp/request-message.ts';
+import { type ClientInfo, clientInfoOf, liftArguments, traceContextOf } from '../mcp/request-message.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 
 /** Who a stdio caller is: the local user who started the process (and its Dagu credential). */
@@ -20,6 +20,8 @@ export interface StdioOptions {
   onError?: (error: Error) => void;
   /** A transport over other streams (tests); default stdin/stdout. */
   transport?: Transport;
+  /** Tracing is on: each message's facts carry its JSON-RPC id and the host's `_meta.traceparent`. */
+  traceContext?: boolean;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -50,21 +52,20 @@ export function serveMcpOverStdio(options: StdioOptions): { close(): Promise<voi
     const meta = asObject(params?._meta);
     const lifted = liftArguments(message);
     const id = body?.id;
-    return {
-      message: lifted.body as JSONRPCMessage,
-      facts: {
-        requestId: typeof id === 'string' || typeof id === 'number' ? `stdio-${id}` : randomUUID(),
-        access: UNRESTRICTED_ACCESS,
-        identity: STDIO_IDENTITY,
-        identityKind: 'local',
-        role: 'local',
-        protocolVersion: text(meta?.[PROTOCOL_VERSION_META_KEY], 32) ?? protocolVersion,
-        clientName: info.name ?? client.name,
-        clientVersion: info.version ?? client.version,
-        signal: AbortSignal.timeout(options.callDeadlineMs),
-        ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
-      },
+    const facts: McpRequestFacts = {
+      requestId: typeof id === 'string' || typeof id === 'number' ? `stdio-${id}` : randomUUID(),
+      access: UNRESTRICTED_ACCESS,
+      identity: STDIO_IDENTITY,
+      identityKind: 'local',
+      role: 'local',
+      protocolVersion: text(meta?.[PROTOCOL_VERSION_META_KEY], 32) ?? protocolVersion,
+      clientName: info.name ?? client.name,
+      clientVersion: info.version ?? client.version,
+      signal: AbortSignal.timeout(options.callDeadlineMs),
+      ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
     };
+    if (options.traceContext === true) Object.assign(facts, traceContextOf(message));
+    return { message: lifted.body as JSONRPCMessage, facts };
   };
 
   // Each server the SDK pins for the connection gets its messages inside their own per-call facts.

@@ -1,0 +1,179 @@
+/**
+ * A real Jaeger (v1.75.0, built by scripts/deploy-tools.sh and cached in ~/.cache/dagu-mcp-gateway) on
+ * 127.0.0.1 with in-memory storage: spans arrive on its OTLP/HTTP receiver, tests read them back through
+ * its query API (`/api/traces/{id}`), polling until they appear (bounded), never after a fixed sleep.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from './dagu.ts';
+import { tempDir } from './temp.ts';
+
+export interface JaegerSpan {
+  traceID: string;
+  spanID: string;
+  operationName: string;
+  references: Array<{ refType: string; traceID: string; spanID: string }>;
+  tags: Array<{ key: string; type: string; value: unknown }>;
+  /** Microseconds. */
+  duration: number;
+  processID: string;
+}
+
+export interface JaegerTrace {
+  traceID: string;
+  spans: JaegerSpan[];
+  processes: Record<string, { serviceName: string; tags: Array<{ key: string; value: unknown }> }>;
+}
+
+export interface RunningJaeger {
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT` for the gateway. */
+  otlpUrl: string;
+  queryUrl: string;
+  /** The trace once it holds at least `minSpans` spans (polls the query API, up to `timeoutMs`). */
+  waitForTrace(traceId: string, minSpans: number, timeoutMs?: number): Promise<JaegerTrace>;
+  stop(): Promise<void>;
+}
+
+/** The cached Jaeger binary, or why there is none (the caller skips through skipUnlessCI, or fails in CI). */
+export function jaegerBinary(): { path: string } | { missing: string } {
+  const built = spawnSync('bash', [join(import.meta.dirname, '../../scripts/deploy-tools.sh'), 'jaeger'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const path = built.stdout.trim().split('\n').at(-1);
+  if (built.status !== 0 || path === undefined || path === '') {
+    return {
+      missing: `Jaeger could not be built (scripts/deploy-tools.sh jaeger): ${built.stderr.trim().split('\n').at(-1)}`,
+    };
+  }
+  return { path };
+}
+
+/** Jaeger v2's configuration: OTLP/HTTP in, memory storage, the query API; every port on 127.0.0.1. */
+function config(ports: { otlp: number; query: number; queryGrpc: number }): string {
+  return `service:
+  extensions: [jaeger_storage, jaeger_query]
+  pipelines:
+    traces:
+      receivers: [otlp]
+      exporters: [jaeger_storage_exporter]
+  telemetry:
+    metrics:
+      level: none
+    logs:
+      level: warn
+extensions:
+  jaeger_storage:
+    backends:
+      memstore:
+        memory:
+          max_traces: 10000
+  jaeger_query:
+    storage:
+      traces: memstore
+    http:
+      endpoint: 127.0.0.1:${ports.query}
+    grpc:
+      endpoint: 127.0.0.1:${ports.queryGrpc}
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:${ports.otlp}
+exporters:
+  jaeger_storage_exporter:
+    trace_storage: memstore
+`;
+}
+
+async function poll<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let delay = 20;
+  for (;;) {
+    const found = await probe().catch(() => undefined);
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, 200);
+  }
+}
+
+export async function startJaeger(binary: string): Promise<RunningJaeger> {
+  const ports = { otlp: await freePort(), query: await freePort(), queryGrpc: await freePort() };
+  const file = join(tempDir('jaeger-'), 'jaeger.yaml');
+  writeFileSync(file, config(ports));
+  const child: ChildProcess = spawn(binary, ['--config', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let output = '';
+  child.stderr?.on('data', (chunk) => {
+    output = (output + String(chunk)).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const queryUrl = `http://127.0.0.1:${ports.query}`;
+  try {
+    await poll('Jaeger to answer', 60_000, async () => {
+      if (child.exitCode !== null) throw new Error(`Jaeger exited: ${output}`);
+      const answer = await fetch(`${queryUrl}/api/services`);
+      return answer.ok ? true : undefined;
+    });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`${(error as Error).message}\n${output}`);
+  }
+  return {
+    otlpUrl: `http://127.0.0.1:${ports.otlp}`,
+    queryUrl,
+    waitForTrace: (traceId, minSpans, timeoutMs = 15_000) =>
+      poll(`trace ${traceId} with ${minSpans} spans`, timeoutMs, async () => {
+        const answer = await fetch(`${queryUrl}/api/traces/${traceId}`);
+        if (!answer.ok) return undefined;
+        const body = (await answer.json()) as { data?: JaegerTrace[] };
+        const found = body.data?.[0];
+        return found !== undefined && found.spans.length >= minSpans ? found : undefined;
+      }),
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
+
+/** A span's tag value by key. */
+export const tag = (span: JaegerSpan, key: string): unknown =>
+  span.tags.find((entry) => entry.key === key)?.value;
+
+/** The parent span id of a span (its CHILD_OF reference), if any. */
+export const parentOf = (span: JaegerSpan): string | undefined =>
+  span.references.find((ref) => ref.refType === 'CHILD_OF')?.spanID;
+
+/** The span tree, one line per span, children indented under their parent (what a reader checks by eye). */
+export function spanTree(found: JaegerTrace): string {
+  const byParent = new Map<string | undefined, JaegerSpan[]>();
+  const ids = new Set(found.spans.map((span) => span.spanID));
+  for (const span of found.spans) {
+    const parent = parentOf(span);
+    const key = parent !== undefined && ids.has(parent) ? parent : undefined;
+    byParent.set(key, [...(byParent.get(key) ?? []), span]);
+  }
+  const lines: string[] = [];
+  const walk = (parent: string | undefined, depth: number) => {
+    for (const span of byParent.get(parent) ?? []) {
+      const shown = span.tags
+        .filter(
+          (entry) =>
+            !entry.key.startsWith('otel.') &&
+            entry.key !== 'span.kind' &&
+            entry.key !== 'internal.span.format',
+        )
+        .map((entry) => `${entry.key}=${String(entry.value)}`)
+        .join(' ');
+      const remote = depth === 0 && parentOf(span) !== undefined ? ` (parent ${parentOf(span)})` : '';
+      lines.push(`${'  '.repeat(depth)}${span.operationName}${remote}  [${shown}]`);
+      walk(span.spanID, depth + 1);
+    }
+  };
+  walk(undefined, 0);
+  return lines.join('\n');
+}
