@@ -1,16 +1,33 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { stringify } from 'yaml';
+import { parseDocument, stringify, YAMLSeq } from 'yaml';
 import { ApiKeysFileError, parseApiKeys, SURFACES, sha256 } from './api-keys.ts';
 import { ROLES } from './identity.ts';
 
 /**
  * `dagu-mcp-gateway keygen [--name ci --role viewer --surfaces mcp --dags 'etl-*' --workspaces ops]`
  * (or `npm run keygen -- …` from a clone) prints a new random API key once, and the entry to paste into
- * AUTH_API_KEYS_FILE (its SHA-256 only).
+ * AUTH_API_KEYS_FILE (its SHA-256 only); with `--file PATH` it adds the entry to that file itself.
  */
 const usage = `usage: dagu-mcp-gateway keygen [--name NAME] [--role ${ROLES.join('|')}] [--surfaces mcp[,rest_api]]
-                                [--dags GLOB[,GLOB]] [--workspaces NAME[,NAME]]`;
+                                [--dags GLOB[,GLOB]] [--workspaces NAME[,NAME]] [--file KEYS_FILE]`;
+
+/**
+ * The key file's text with `entry` added under `keys:` (created when the file does not exist). YAML
+ * keeps its comments and layout; a `.json` file is rewritten as JSON.
+ */
+export function withKeyEntry(text: string | undefined, file: string, entry: Record<string, unknown>): string {
+  if (file.endsWith('.json')) {
+    const data = (text === undefined ? { keys: [] } : JSON.parse(text)) as { keys?: unknown[] };
+    return `${JSON.stringify({ ...data, keys: [...(Array.isArray(data.keys) ? data.keys : []), entry] }, null, 2)}\n`;
+  }
+  const document = parseDocument(text ?? 'keys: []\n');
+  const keys = document.get('keys', true);
+  if (keys instanceof YAMLSeq) keys.add(document.createNode(entry));
+  else document.set('keys', document.createNode([entry]));
+  return document.toString();
+}
 
 export interface KeygenOutput {
   log(text: string): void;
@@ -28,6 +45,7 @@ export function keygen(argv: readonly string[], out: KeygenOutput = console): nu
         surfaces: { type: 'string', default: 'mcp' },
         dags: { type: 'string' },
         workspaces: { type: 'string' },
+        file: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -59,16 +77,33 @@ export function keygen(argv: readonly string[], out: KeygenOutput = console): nu
   const workspaces = list(values.workspaces);
   if (dags) entry.dags = dags;
   if (workspaces) entry.workspaces = workspaces;
-  const yaml = stringify({ keys: [entry] });
-
+  const file = typeof values.file === 'string' ? values.file : undefined;
+  let yaml: string;
   try {
-    parseApiKeys(yaml, 'keygen'); // the same validation the gateway applies at start-up
+    const before = file !== undefined && existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+    // A broken file is reported as the gateway reports it (never quoting its text), not edited.
+    if (before !== undefined) parseApiKeys(before, file!);
+    yaml = file === undefined ? stringify({ keys: [entry] }) : withKeyEntry(before, file, entry);
+    // The same validation the gateway applies at start-up, over the whole file (a name used twice…).
+    parseApiKeys(yaml, file ?? 'keygen');
   } catch (error) {
     const problems = error instanceof ApiKeysFileError ? error.problems : [String(error)];
     out.error(
       `keygen: ${problems.join('\n')}\n(roles: ${ROLES.join(', ')}; surfaces: ${SURFACES.join(', ')})`,
     );
     return 2;
+  }
+  if (file !== undefined) {
+    // Replaced by rename: the gateway's watcher reloads the whole new file, never a half-written one.
+    const next = `${file}.${process.pid}.tmp`;
+    writeFileSync(next, yaml, { mode: 0o600 });
+    renameSync(next, file);
+    out.log(`New API key (shown once; give it to the client, store it as a secret):
+
+  ${key}
+
+Added "${String(values.name)}" to ${file} (only the hash is stored); a running gateway reloads it.`);
+    return 0;
   }
 
   out.log(`New API key (shown once; give it to the client, store it as a secret):
