@@ -45,6 +45,7 @@ import {
   DAGU_SCOPES,
   startAuthorizationServer,
 } from '../../support/oidc-provider.ts';
+import { runToEnd } from '../../support/run.ts';
 import { writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 
 /** The gateway's defaults (src/auth/jwt.ts, src/auth/jwks.ts): `exp` skew, and one JWKS fetch per 30 s. */
@@ -187,29 +188,9 @@ async function readDags(client: Client): Promise<string[]> {
 /** Resolves at `epochMs` (a deadline the test computed from a token's `exp` or a fetch time). */
 const until = (epochMs: number) => delay(Math.max(0, epochMs - Date.now()));
 
-/** Runs a program to completion without blocking this process (the provider and gateway live here). */
-function run(
-  command: string,
-  args: readonly string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs a program with this process's environment and `env` on top (the provider and gateway live here). */
+const run = (command: string, args: readonly string[], env: Record<string, string> = {}) =>
+  runToEnd(command, args, { env: { ...process.env, ...env } });
 
 interface PythonRead {
   isError: boolean;

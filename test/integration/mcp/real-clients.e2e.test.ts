@@ -10,7 +10,7 @@
 // - the stdio snippets from this clone (`node <clone>/dist/main.js`) and from the installed package
 //   (`npm pack`, then `npm install -g` with --engine-strict for every Node the README supports).
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
@@ -22,6 +22,7 @@ import { keysYaml, newApiKey, tempDir } from '../../support/auth-fixtures.ts';
 import { type BinProcess, baseEnv, ensureBuilt, ROOT, startBin } from '../../support/bin.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { type Ran, runToEnd } from '../../support/run.ts';
 
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
@@ -31,36 +32,8 @@ const TEST_TOOLS = JSON.parse(readFileSync(join(ROOT, 'scripts', 'test-tools', '
   dependencies: Record<string, string>;
 };
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(
-  command: string,
-  args: readonly string[],
-  env: Record<string, string>,
-  cwd?: string,
-): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      env,
-      cwd: cwd ?? tempDir('real-client-cwd-'),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (command: string, args: readonly string[], env: Record<string, string>, cwd?: string) =>
+  runToEnd(command, args, { env, cwd: cwd ?? tempDir('real-client-cwd-') });
 
 /** Splits a snippet's shell line into words (double quotes only, as the snippets write them). */
 function words(line: string): string[] {

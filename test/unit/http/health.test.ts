@@ -7,25 +7,7 @@ import {
   type DaguReadiness,
 } from '../../../src/dagu/readiness.ts';
 import { healthPlugin } from '../../../src/http/health.ts';
-
-interface LogLine {
-  level: 'info' | 'warn';
-  facts: Record<string, unknown>;
-  message: string;
-}
-
-function recordingLog() {
-  const lines: LogLine[] = [];
-  return {
-    lines,
-    log: {
-      info: (facts: Record<string, unknown>, message: string) =>
-        lines.push({ level: 'info', facts, message }),
-      warn: (facts: Record<string, unknown>, message: string) =>
-        lines.push({ level: 'warn', facts, message }),
-    } as never,
-  };
-}
+import { recordingLog } from '../../support/auth-helpers.ts';
 
 const UP: DaguProbeResult = { reachable: true, version: 'v2.15.1', apiBase: '/api/v1', generation: 2 };
 const DOWN: DaguProbeResult = { reachable: false, detail: 'Dagu is unreachable. (ECONNREFUSED)' };
@@ -42,7 +24,7 @@ describe('/healthz and /readyz', () => {
     const readiness = createDaguReadiness({
       probe: async () => snapshot,
       url: 'http://dagu:8080',
-      log: recordingLog().log,
+      log: recordingLog(),
       timeoutMs: 100,
       intervalMs: 0,
     });
