@@ -29,6 +29,13 @@ export function withKeyEntry(text: string | undefined, file: string, entry: Reco
   return document.toString();
 }
 
+/** Replaced by rename: the gateway's watcher reloads the whole new file, never a half-written one. */
+function replaceKeyFile(file: string, text: string): void {
+  const next = `${file}.${process.pid}.tmp`;
+  writeFileSync(next, text, { mode: 0o600 });
+  renameSync(next, file);
+}
+
 export interface KeygenOutput {
   log(text: string): void;
   error(text: string): void;
@@ -94,10 +101,7 @@ export function keygen(argv: readonly string[], out: KeygenOutput = console): nu
     return 2;
   }
   if (file !== undefined) {
-    // Replaced by rename: the gateway's watcher reloads the whole new file, never a half-written one.
-    const next = `${file}.${process.pid}.tmp`;
-    writeFileSync(next, yaml, { mode: 0o600 });
-    renameSync(next, file);
+    replaceKeyFile(file, yaml);
     out.log(`New API key (shown once; give it to the client, store it as a secret):
 
   ${key}
@@ -105,7 +109,6 @@ export function keygen(argv: readonly string[], out: KeygenOutput = console): nu
 Added "${String(values.name)}" to ${file} (only the hash is stored); a running gateway reloads it.`);
     return 0;
   }
-
   out.log(`New API key (shown once; give it to the client, store it as a secret):
 
   ${key}
