@@ -283,7 +283,19 @@ describe('the installed package', () => {
     // A fresh resolution from the package's own ranges (no lockfile reaches users), as `npm install -g`.
     const installed = await run(
       'npm',
-      ['install', '--global', '--prefix', prefix, tarball, '--engine-strict', '--no-audit', '--no-fund'],
+      // --prefer-offline: the packuments npm ci cached today answer the ranges; a CI whose environment
+      // lacks the network's CA settings would otherwise retry every one of them for minutes.
+      [
+        'install',
+        '--global',
+        '--prefix',
+        prefix,
+        tarball,
+        '--engine-strict',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+      ],
       userEnv,
       folder,
     );
