@@ -29,6 +29,19 @@ export function refusedWithoutContext(): RefusedOutcome {
  * is handed to the observer (audit and metrics) with its duration. No facts means no access (fail
  * closed): the read is refused as `unauthorized`, never served with a default.
  */
+/** The read as the caller the facts name; without facts, refused (fail closed). */
+function readAs<Outcome>(
+  facts: McpRequestFacts | undefined,
+  read: (call: CallContext) => Promise<Outcome>,
+): Promise<Outcome | RefusedOutcome> | RefusedOutcome {
+  if (facts === undefined) return refusedWithoutContext();
+  return read({
+    access: facts.access,
+    signal: facts.signal,
+    caller: `${facts.identityKind}:${facts.identity}`,
+  });
+}
+
 export async function observedRead<Outcome extends OperationRecord['outcome']>(
   method: OperationRecord['method'],
   tool: string | undefined,
@@ -40,14 +53,7 @@ export async function observedRead<Outcome extends OperationRecord['outcome']>(
   if (tracer !== undefined)
     return tracedRead(tracer.start(method, tool, facts), method, tool, observe, facts, read);
   const started = performance.now();
-  const outcome =
-    facts === undefined
-      ? refusedWithoutContext()
-      : await read({
-          access: facts.access,
-          signal: facts.signal,
-          caller: `${facts.identityKind}:${facts.identity}`,
-        });
+  const outcome = await readAs(facts, read);
   observe({ method, tool, outcome, durationSeconds: (performance.now() - started) / 1000, request: facts });
   return outcome;
 }
@@ -65,14 +71,7 @@ function tracedRead<Outcome extends OperationRecord['outcome']>(
     const started = performance.now();
     let record: OperationRecord | undefined;
     try {
-      const outcome =
-        facts === undefined
-          ? refusedWithoutContext()
-          : await read({
-              access: facts.access,
-              signal: facts.signal,
-              caller: `${facts.identityKind}:${facts.identity}`,
-            });
+      const outcome = await readAs(facts, read);
       record = {
         method,
         tool,

@@ -1,6 +1,7 @@
 // A test certificate authority made at test time with the `openssl` command (Node's crypto cannot issue
 // X.509 certificates): a CA, server certificates for localhost and 127.0.0.1 signed by it, and files
 // replaced the way renewal tools do it (write beside, rename over). Keys live only in a temp folder.
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { type PeerCertificate, connect as tlsConnect } from 'node:tls';
 import { Agent, type RequestInit as UndiciRequestInit, fetch as undiciFetch } from 'undici';
 import { buildApp, type GatewayApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { TestClient } from './gateway.ts';
 
 export interface IssuedCertificate {
   certFile: string;
@@ -154,6 +156,23 @@ export function trustingFetch(
       })) as unknown as Response,
     close: () => dispatcher.close(),
   };
+}
+
+/** Lists the tools and reads `dags` with a client connected over https, then closes it and the agent. */
+export async function readDagsOverHttps(
+  client: TestClient,
+  https: { close(): Promise<void> },
+): Promise<void> {
+  try {
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((tool) => tool.name === 'dagu_read'));
+    const result = await client.callTool({ target: 'dags' });
+    assert.notEqual(result.isError, true, JSON.stringify(result.content));
+    assert.equal(result.structuredContent?.target, 'dags');
+  } finally {
+    await client.close();
+    await https.close();
+  }
 }
 
 export interface LogLines {

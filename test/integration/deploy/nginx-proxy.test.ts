@@ -18,7 +18,13 @@ import { bearer, newApiKey, writeKeysFile } from '../../support/auth-fixtures.ts
 import { skipUnlessCI } from '../../support/ci.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { CONNECTORS, type RunningGateway, startGateway } from '../../support/gateway.ts';
-import { createTestCa, type IssuedCertificate, type TestCa, trustingFetch } from '../../support/tls.ts';
+import {
+  createTestCa,
+  type IssuedCertificate,
+  readDagsOverHttps,
+  type TestCa,
+  trustingFetch,
+} from '../../support/tls.ts';
 import { readRepoFile, repoPath } from './tools.ts';
 
 const RECIPE = readRepoFile('deploy', 'nginx', 'dagu-mcp-gateway.conf');
@@ -162,16 +168,7 @@ describe('the nginx recipe terminates TLS in front of the gateway', { skip }, ()
     test(`the ${era} SDK client reads through nginx over https`, async () => {
       const https = trustingFetch(ca.caPem);
       const client = await CONNECTORS[era](`${proxy.publicUrl}/mcp`, bearer(KEY), { fetch: https.fetch });
-      try {
-        const { tools } = await client.listTools();
-        assert.ok(tools.some((tool) => tool.name === 'dagu_read'));
-        const result = await client.callTool({ target: 'dags' });
-        assert.notEqual(result.isError, true, JSON.stringify(result.content));
-        assert.equal(result.structuredContent?.target, 'dags');
-      } finally {
-        await client.close();
-        await https.close();
-      }
+      await readDagsOverHttps(client, https);
     });
   }
 

@@ -17,6 +17,7 @@ import {
   type IssuedCertificate,
   peerCertificate,
   type RunningTlsGateway,
+  readDagsOverHttps,
   replaceByRename,
   startTlsGateway,
   type TestCa,
@@ -94,16 +95,7 @@ describe('HTTPS with the test CA', () => {
         const https = trustingFetch(ca.caPem, { allowH2 });
         const seen = gateway.httpVersions.length;
         const client = await CONNECTORS[era](gateway.mcpUrl, {}, { fetch: https.fetch });
-        try {
-          const { tools } = await client.listTools();
-          assert.ok(tools.some((tool) => tool.name === 'dagu_read'));
-          const result = await client.callTool({ target: 'dags' });
-          assert.notEqual(result.isError, true, JSON.stringify(result.content));
-          assert.equal(result.structuredContent?.target, 'dags');
-        } finally {
-          await client.close();
-          await https.close();
-        }
+        await readDagsOverHttps(client, https);
         const versions = new Set(gateway.httpVersions.slice(seen));
         assert.deepEqual([...versions], [version], 'every request used the expected HTTP version');
       });
