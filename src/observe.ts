@@ -63,6 +63,7 @@ function observer(metrics: GatewayMetrics, audit: AuditLog, log: Log): (record: 
       entry.role = request.role;
       if (request.clientName) entry.clientName = request.clientName;
       if (request.clientVersion) entry.clientVersion = request.clientVersion;
+      if (request.userAgent) entry.userAgent = request.userAgent;
       if (request.protocolVersion) entry.protocolVersion = request.protocolVersion;
     }
     entry.method = method;

@@ -17,8 +17,10 @@ export interface AuditEntry extends AuditArgumentFields {
   identityKind?: 'api_key' | 'jwt' | 'anonymous' | 'local';
   /** The identity's role (viewer … admin). */
   role?: string;
+  /** The client's own `clientInfo` name and version, as it declared them (never the User-Agent). */
   clientName?: string;
   clientVersion?: string;
+  userAgent?: string;
   protocolVersion?: string;
   /** The MCP method (`tools/call`, `resources/read`, `completion/complete`). */
   method?: string;
@@ -47,6 +49,7 @@ const COLUMNS: ReadonlyArray<readonly [keyof AuditEntry, string]> = [
   ['role', 'role'],
   ['clientName', 'client_name'],
   ['clientVersion', 'client_version'],
+  ['userAgent', 'user_agent'],
   ['protocolVersion', 'protocol_version'],
   ['httpMethod', 'http_method'],
   ['path', 'path'],
@@ -76,7 +79,11 @@ const COLUMNS: ReadonlyArray<readonly [keyof AuditEntry, string]> = [
   ['traceId', 'trace_id'],
 ];
 
-const SHORT_TEXT: Partial<Record<keyof AuditEntry, number>> = { clientName: 128, clientVersion: 64 };
+const SHORT_TEXT: Partial<Record<keyof AuditEntry, number>> = {
+  clientName: 128,
+  clientVersion: 64,
+  userAgent: 128,
+};
 
 /** The JSON line for an entry: snake_case keys in a fixed order, strings trimmed and cut, URI query values dropped. */
 export function formatAuditLine(entry: AuditEntry, now: () => Date = () => new Date()): string {

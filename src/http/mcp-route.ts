@@ -14,8 +14,9 @@ import type { AccessPolicy } from '../core/access.ts';
 import { startDeadline } from '../core/deadline.ts';
 import { MCP_METHODS } from '../core/mcp-methods.ts';
 import type { RefusalReason } from '../core/refusal-reasons.ts';
+import { clientInfoFromSessionId, clientSessionId } from '../mcp/client-session.ts';
 import { createLeanPath, matchLeanCall } from '../mcp/lean.ts';
-import { clientInfoOf, liftArguments, traceContextOf } from '../mcp/request-message.ts';
+import { clientInfoOf, isInitialize, liftArguments, traceContextOf } from '../mcp/request-message.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 import { createMcpEndpoint, type McpServerOptions, serverInfo } from '../mcp/server.ts';
 import { READ_TOOL_NAME } from '../mcp/tool.ts';
@@ -179,9 +180,14 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
     // Tool arguments are exempt: they never reach the SDK, and our validator answers them.
     if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) return { tooDeep: true as const };
     const caller = options.caller(request);
-    // Legacy clients name themselves only in `initialize`, which a stateless server never sees
-    // again: the User-Agent is the best name left for their later calls.
+    // Legacy clients name themselves only in `initialize`; their later calls carry the name in the
+    // session id `initialize` was answered with (mcp/client-session.ts).
     const info = clientInfoOf(message);
+    const client =
+      info.name === undefined ? clientInfoFromSessionId(request.headers['mcp-session-id']) : info;
+    if (info.name !== undefined && isInitialize(message)) {
+      reply.header('mcp-session-id', clientSessionId(info));
+    }
     const userAgent = request.headers['user-agent'];
     const protocolVersion = request.headers['mcp-protocol-version'];
     const deadline = startDeadline(options.callDeadlineMs, 'The call deadline passed.');
@@ -192,8 +198,9 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
       identityKind: caller.identityKind,
       role: caller.role,
       protocolVersion: typeof protocolVersion === 'string' ? protocolVersion.slice(0, 32) : undefined,
-      clientName: info.name ?? (typeof userAgent === 'string' ? userAgent.slice(0, 128) : undefined),
-      clientVersion: info.version,
+      clientName: client?.name,
+      clientVersion: client?.version,
+      userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 128) : undefined,
       signal: deadline.signal,
       ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
     };

@@ -76,3 +76,6 @@ export function clientInfoOf(message: unknown): ClientInfo {
   const text = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : undefined);
   return { name: text(info?.name, 128), version: text(info?.version, 64) };
 }
+
+/** Whether a message is an initialize-era client's `initialize` request. */
+export const isInitialize = (message: unknown): boolean => asObject(message)?.method === 'initialize';

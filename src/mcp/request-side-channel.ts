@@ -16,8 +16,11 @@ export interface McpRequestFacts {
   identityKind: 'api_key' | 'jwt' | 'anonymous' | 'local';
   role: string;
   protocolVersion: string | undefined;
+  /** What the client declared in `clientInfo` (this message's, or its initialize's via the session id). */
   clientName: string | undefined;
   clientVersion: string | undefined;
+  /** The HTTP User-Agent, cut to 128 characters; absent on stdio. */
+  userAgent?: string;
   /** Present when the body is a `tools/call`: its `params.arguments` exactly as parsed from JSON. */
   rawArguments?: { value: unknown };
   signal: AbortSignal;

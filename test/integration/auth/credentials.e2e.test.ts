@@ -292,9 +292,12 @@ for (const era of ['modern', 'legacy'] as const) {
           [record.event, record.identity, record.identity_kind, record.target, record.outcome],
           ['mcp.tool_call', identity, kind, 'dags', 'ok'],
         );
-        // 2026-07-28 requests carry clientInfo in every request; a legacy client names itself only in
-        // `initialize`, which a stateless gateway does not see again on later calls.
-        if (era === 'modern') assert.equal(record.client_name, 'gateway-tests');
+        // 2026-07-28 requests carry clientInfo in every request; a legacy client's later calls carry
+        // the session id its `initialize` was answered with, which names it. The User-Agent is its own field.
+        assert.deepEqual(
+          [record.client_name, record.client_version, typeof record.user_agent],
+          ['gateway-tests', '1.0.0', 'string'],
+        );
       }
     });
   });

@@ -3,7 +3,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import Fastify from 'fastify';
-import { REFUSALS, type RefusalName, refuse } from '../../../src/http/refusals.ts';
+import type { AuditEntry } from '../../../src/audit/audit-log.ts';
+import { auditRefusal, REFUSALS, type RefusalName, refuse } from '../../../src/http/refusals.ts';
+import { clientSessionId } from '../../../src/mcp/client-session.ts';
 import { ROOT } from '../../support/bin.ts';
 
 async function answer(name: RefusalName, details: Parameters<typeof refuse>[2] = {}) {
@@ -36,6 +38,38 @@ describe('refusals', () => {
       }
     });
   }
+
+  test('a refusal is audited with the client its session id names and its User-Agent, apart', async () => {
+    const records: AuditEntry[] = [];
+    const app = Fastify();
+    app.post('/mcp', async (request, reply) => {
+      auditRefusal({ record: (entry) => records.push(entry) }, request, reply, {
+        outcome: 'rate_limited',
+        httpStatus: 429,
+      });
+      return refuse(reply, 'rate_limited');
+    });
+    const sessionId = clientSessionId({ name: 'Cursor', version: '0.9' })!;
+    for (const headers of [
+      { 'mcp-session-id': sessionId, 'user-agent': 'node' },
+      { 'user-agent': 'curl/8' },
+    ]) {
+      await app.inject({ method: 'POST', url: '/mcp?x=1', headers });
+    }
+    await app.close();
+    assert.deepEqual(
+      records.map(({ clientName, clientVersion, userAgent, path }) => [
+        clientName,
+        clientVersion,
+        userAgent,
+        path,
+      ]),
+      [
+        ['Cursor', '0.9', 'node', '/mcp'],
+        [undefined, undefined, 'curl/8', '/mcp'],
+      ],
+    );
+  });
 
   test('the declared text is the default; a status and headers given with the refusal win', async () => {
     const plain = await answer('not_found');

@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import type { ClientInfo } from './request-message.ts';
+
+/**
+ * Initialize-era clients name themselves only in `initialize`; a stateless endpoint never sees that
+ * message again. So `initialize` is answered with an `Mcp-Session-Id` that carries the client's
+ * declared name and version, and the client sends it back on every later request (the transport
+ * requires it to), where the audit reads the name from it. The gateway keeps no session state: an id
+ * it cannot read (another version, a hand-made header) is ignored, never refused. The name is the
+ * client's own claim, exactly like `clientInfo`, and decides nothing about access.
+ *
+ * Shape: `c1.<base64url JSON [name, version]>.<16 random bytes, base64url>`: visible ASCII only, as
+ * the transport requires, and unique per `initialize`.
+ */
+const PREFIX = 'c1.';
+/** name (128) and version (64), JSON-quoted and base64url-encoded, with room to spare. */
+const MAX_ID_LENGTH = 512;
+
+export function clientSessionId(info: ClientInfo): string | undefined {
+  if (info.name === undefined) return undefined;
+  const claim = Buffer.from(JSON.stringify([info.name, info.version ?? null])).toString('base64url');
+  return `${PREFIX}${claim}.${randomBytes(16).toString('base64url')}`;
+}
+
+/** The client a session id from `clientSessionId` names, or undefined for any other header value. */
+export function clientInfoFromSessionId(header: unknown): ClientInfo | undefined {
+  if (typeof header !== 'string' || header.length > MAX_ID_LENGTH || !header.startsWith(PREFIX)) {
+    return undefined;
+  }
+  const end = header.indexOf('.', PREFIX.length);
+  if (end < 0) return undefined;
+  const claim = header.slice(PREFIX.length, end);
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(claim, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(decoded) || typeof decoded[0] !== 'string') return undefined;
+  const version = typeof decoded[1] === 'string' ? decoded[1].slice(0, 64) : undefined;
+  return { name: decoded[0].slice(0, 128), version };
+}

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { clientInfoFromSessionId, clientSessionId } from '../../../src/mcp/client-session.ts';
+
+test('a session id names the client it was issued to, and is unique per initialize', () => {
+  const first = clientSessionId({ name: 'Claude Desktop', version: '1.2.3' });
+  const second = clientSessionId({ name: 'Claude Desktop', version: '1.2.3' });
+  assert.ok(first !== undefined && second !== undefined);
+  assert.notEqual(first, second);
+  // The transport allows visible ASCII only.
+  assert.match(first, /^[\x21-\x7e]+$/);
+  assert.deepEqual(clientInfoFromSessionId(first), { name: 'Claude Desktop', version: '1.2.3' });
+});
+
+test('names outside ASCII and a missing version survive the round trip', () => {
+  const id = clientSessionId({ name: 'クライアント "x"', version: undefined });
+  assert.match(id!, /^[\x21-\x7e]+$/);
+  assert.deepEqual(clientInfoFromSessionId(id), { name: 'クライアント "x"', version: undefined });
+});
+
+test('a client without a name gets no session id', () => {
+  assert.equal(clientSessionId({ name: undefined, version: '1' }), undefined);
+});
+
+test('any other header value names no client and never throws', () => {
+  const claim = (value: unknown) => `c1.${Buffer.from(JSON.stringify(value)).toString('base64url')}.nonce`;
+  for (const header of [
+    undefined,
+    '',
+    'c1.',
+    'c1.abc',
+    'c1.!!!.x',
+    '3f2c1e0a-uuid-of-another-server',
+    claim({ name: 'x' }),
+    claim([42, '1']),
+    claim(null),
+    `c1.${'A'.repeat(600)}.x`,
+    ['c1.a.b'],
+  ]) {
+    assert.equal(clientInfoFromSessionId(header), undefined, String(header));
+  }
+});
+
+test('a declared name and version are cut to what the audit keeps', () => {
+  const header = `c1.${Buffer.from(JSON.stringify(['n'.repeat(200), 'v'.repeat(100)])).toString('base64url')}.x`;
+  assert.deepEqual(clientInfoFromSessionId(header), { name: 'n'.repeat(128), version: 'v'.repeat(64) });
+});
