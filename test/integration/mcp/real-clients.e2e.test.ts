@@ -230,10 +230,25 @@ describe('the Python MCP SDK (pinned)', () => {
     assert.ok((result.completion as string[]).includes(dagu.seed.dags.twoSteps));
   };
 
-  test('over HTTP with the API key', { skip }, async () => {
+  test('over HTTP with the API key; the audit names the client by its clientInfo, the User-Agent apart', {
+    skip,
+  }, async () => {
     expectSuite(
       await run(python!, [script, 'http', gateway.mcpUrl, KEY, dagu.seed.dags.twoSteps], baseEnv()),
     );
+    const audited = readFileSync(join(home, 'audit.log'), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const calls = audited.filter(
+      (record) => record.event === 'mcp.tool_call' && /^python-httpx/.test(String(record.user_agent)),
+    );
+    assert.ok(
+      calls.length > 0,
+      `no tool call of the Python client was audited: ${JSON.stringify(audited.map((r) => [r.event, r.user_agent, r.client_name]))}`,
+    );
+    // The Python SDK's default clientInfo name.
+    assert.deepEqual([...new Set(calls.map((record) => record.client_name))], ['mcp']);
   });
 
   test('over HTTP with a wrong key: refused with 401', { skip }, async () => {
