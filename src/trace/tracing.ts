@@ -4,6 +4,7 @@ import {
   type Context,
   defaultTextMapGetter,
   defaultTextMapSetter,
+  isSpanContextValid,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -47,6 +48,12 @@ export interface GatewayTracing {
   joined(route: string): void;
   /** `trace_id` and `span_id` of the operation being served, for every log line written meanwhile (pino mixin). */
   logFields(): Record<string, string>;
+  /**
+   * `trace_id` of the host's trace named by an HTTP request's `traceparent` header, for the request's own
+   * log lines (`incoming request`, `request completed`): written outside any call, they join the trace
+   * the request's calls continue. Empty without a valid header.
+   */
+  hostTraceFields(traceparent: unknown): Record<string, string>;
   /** Sends what is buffered, then stops (pending spans are exported first). */
   shutdown(): Promise<void>;
 }
@@ -222,6 +229,13 @@ export function createTracing(config: TracingConfig, daguUrl: string): GatewayTr
       if (span === undefined) return {};
       const context = span.spanContext();
       return { trace_id: context.traceId, span_id: context.spanId };
+    },
+    hostTraceFields(traceparent): Record<string, string> {
+      if (typeof traceparent !== 'string') return {};
+      const host = trace.getSpanContext(
+        propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter),
+      );
+      return host !== undefined && isSpanContextValid(host) ? { trace_id: host.traceId } : {};
     },
     async shutdown() {
       await provider.shutdown();
