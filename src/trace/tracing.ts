@@ -14,7 +14,8 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -133,6 +134,12 @@ function finish(span: Span, record: OperationRecord): void {
   }
 }
 
+/** OTLP over HTTP to the configured endpoint, with the bodies `OTEL_EXPORTER_OTLP_PROTOCOL` names. */
+function exporterOf(config: TracingConfig): JsonExporter | ProtobufExporter {
+  const options = { url: config.endpoint, headers: config.headers, timeoutMillis: config.timeoutMs };
+  return config.protocol === 'http/protobuf' ? new ProtobufExporter(options) : new JsonExporter(options);
+}
+
 /** The provider that batches spans to the OTLP/HTTP endpoint of the configuration. */
 function providerOf(config: TracingConfig): TracerProvider {
   return new TracerProvider({
@@ -144,11 +151,7 @@ function providerOf(config: TracingConfig): TracerProvider {
     sampler: samplerOf(config),
     spanProcessors: [
       new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter({
-          url: config.endpoint,
-          headers: config.headers,
-          timeoutMillis: config.timeoutMs,
-        }),
+        exporter: exporterOf(config),
         ...config.batch,
       }),
     ],
