@@ -77,6 +77,13 @@ function createFastify(
             ...(tracing === undefined ? {} : { mixin: tracing.logFields }),
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
+    // A request's own lines carry the host's trace id from its `traceparent` header (src/trace/tracing.ts).
+    ...(tracing === undefined
+      ? {}
+      : {
+          childLoggerFactory: (logger, bindings, childOptions, raw) =>
+            logger.child({ ...bindings, ...tracing.hostTraceFields(raw.headers.traceparent) }, childOptions),
+        }),
     bodyLimit: config.limits.bodyLimitBytes,
     // A `__proto__` key in tool arguments must reach our validator (the contract answers it), not fail parsing.
     onProtoPoisoning: 'ignore',

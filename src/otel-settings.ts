@@ -13,8 +13,14 @@ export const TRACE_SAMPLERS = [
 ] as const;
 export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
 
-/** What the `OTEL_*` variables say, checked: spans go by OTLP/HTTP (JSON) to `endpoint`. */
+/** The OTLP protocols the gateway sends: over HTTP, with JSON or protobuf bodies. */
+export const OTLP_PROTOCOLS = ['http/json', 'http/protobuf'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
+/** What the `OTEL_*` variables say, checked: spans go by OTLP/HTTP to `endpoint`. */
 export interface TracingConfig {
+  /** `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL`: the body's encoding (default `http/json`). */
+  protocol: OtlpProtocol;
   /** The traces URL (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, or `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`). */
   endpoint: string;
   /** `OTEL_EXPORTER_OTLP_(TRACES_)HEADERS`: sent to the collector only, never recorded. */
@@ -60,7 +66,8 @@ function keyValues(raw: string | undefined, name: string, problems: string[]): R
 /**
  * Tracing from the standard OpenTelemetry variables. Off unless an OTLP endpoint is set (or
  * `OTEL_TRACES_EXPORTER=otlp`, which sends to the default local collector); `OTEL_SDK_DISABLED=true` and
- * `OTEL_TRACES_EXPORTER=none` turn it off. Only OTLP over HTTP with JSON bodies is spoken.
+ * `OTEL_TRACES_EXPORTER=none` turn it off. OTLP is spoken over HTTP only, with JSON (the default) or
+ * protobuf bodies; gRPC is refused.
  */
 export function tracingFromEnv(env: NodeJS.ProcessEnv, problems: string[]): TracingConfig | undefined {
   const get = (key: string) => {
@@ -75,10 +82,12 @@ export function tracingFromEnv(env: NodeJS.ProcessEnv, problems: string[]): Trac
   if (exporter !== undefined && exporter !== 'otlp') {
     problems.push(`OTEL_TRACES_EXPORTER: must be otlp or none (got ${JSON.stringify(exporter)})`);
   }
-  const protocol = get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? get('OTEL_EXPORTER_OTLP_PROTOCOL');
-  if (protocol !== undefined && protocol !== 'http/json') {
+  const protocol = (get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ??
+    get('OTEL_EXPORTER_OTLP_PROTOCOL') ??
+    'http/json') as OtlpProtocol;
+  if (!OTLP_PROTOCOLS.includes(protocol)) {
     problems.push(
-      `OTEL_EXPORTER_OTLP_PROTOCOL: must be http/json, the one OTLP protocol the gateway sends (got ${JSON.stringify(protocol)})`,
+      `OTEL_EXPORTER_OTLP_PROTOCOL: must be ${OTLP_PROTOCOLS.join(' or ')}, the OTLP protocols the gateway sends (got ${JSON.stringify(protocol)})`,
     );
   }
   const endpoint =
@@ -111,6 +120,7 @@ export function tracingFromEnv(env: NodeJS.ProcessEnv, problems: string[]): Trac
     ? 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'
     : 'OTEL_EXPORTER_OTLP_HEADERS';
   return {
+    protocol,
     endpoint,
     // Header values may be credentials: never shown in a problem or a log line.
     headers: keyValues(get(headerVar), headerVar, problems),

@@ -6,6 +6,12 @@ import { Histogram, Registry, type RegistryContentType } from 'prom-client';
  * the scraper asks for it (`Accept: application/openmetrics-text`), so a latency panel links to a trace.
  */
 
+/**
+ * The exemplar label holding the trace id: Grafana's Prometheus data source links it to the trace
+ * source by this name (`exemplarTraceIdDestinations` in deploy/grafana/provisioning/datasources).
+ */
+export const EXEMPLAR_TRACE_ID_LABEL = 'trace_id';
+
 /** Seconds, 10 ms to 5 min: a tool call ranges from a cached reference read to a large workbook. */
 const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
@@ -44,7 +50,7 @@ export function observeWithTrace<T extends string>(
   (histogram.observe as unknown as (sample: ExemplarSample) => void)({
     labels,
     value: observation.durationSeconds,
-    exemplarLabels: traceId === undefined ? {} : { trace_id: traceId },
+    exemplarLabels: traceId === undefined ? {} : { [EXEMPLAR_TRACE_ID_LABEL]: traceId },
   });
 }
 

@@ -4,6 +4,7 @@ import {
   type Context,
   defaultTextMapGetter,
   defaultTextMapSetter,
+  isSpanContextValid,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -13,7 +14,8 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -47,6 +49,12 @@ export interface GatewayTracing {
   joined(route: string): void;
   /** `trace_id` and `span_id` of the operation being served, for every log line written meanwhile (pino mixin). */
   logFields(): Record<string, string>;
+  /**
+   * `trace_id` of the host's trace named by an HTTP request's `traceparent` header, for the request's own
+   * log lines (`incoming request`, `request completed`): written outside any call, they join the trace
+   * the request's calls continue. Empty without a valid header.
+   */
+  hostTraceFields(traceparent: unknown): Record<string, string>;
   /** Sends what is buffered, then stops (pending spans are exported first). */
   shutdown(): Promise<void>;
 }
@@ -126,6 +134,12 @@ function finish(span: Span, record: OperationRecord): void {
   }
 }
 
+/** OTLP over HTTP to the configured endpoint, with the bodies `OTEL_EXPORTER_OTLP_PROTOCOL` names. */
+function exporterOf(config: TracingConfig): JsonExporter | ProtobufExporter {
+  const options = { url: config.endpoint, headers: config.headers, timeoutMillis: config.timeoutMs };
+  return config.protocol === 'http/protobuf' ? new ProtobufExporter(options) : new JsonExporter(options);
+}
+
 /** The provider that batches spans to the OTLP/HTTP endpoint of the configuration. */
 function providerOf(config: TracingConfig): TracerProvider {
   return new TracerProvider({
@@ -137,11 +151,7 @@ function providerOf(config: TracingConfig): TracerProvider {
     sampler: samplerOf(config),
     spanProcessors: [
       new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter({
-          url: config.endpoint,
-          headers: config.headers,
-          timeoutMillis: config.timeoutMs,
-        }),
+        exporter: exporterOf(config),
         ...config.batch,
       }),
     ],
@@ -222,6 +232,13 @@ export function createTracing(config: TracingConfig, daguUrl: string): GatewayTr
       if (span === undefined) return {};
       const context = span.spanContext();
       return { trace_id: context.traceId, span_id: context.spanId };
+    },
+    hostTraceFields(traceparent): Record<string, string> {
+      if (typeof traceparent !== 'string') return {};
+      const host = trace.getSpanContext(
+        propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter),
+      );
+      return host !== undefined && isSpanContextValid(host) ? { trace_id: host.traceId } : {};
     },
     async shutdown() {
       await provider.shutdown();

@@ -30,8 +30,15 @@ export interface RunningJaeger {
   /** `OTEL_EXPORTER_OTLP_ENDPOINT` for the gateway. */
   otlpUrl: string;
   queryUrl: string;
-  /** The trace once it holds at least `minSpans` spans (polls the query API, up to `timeoutMs`). */
-  waitForTrace(traceId: string, minSpans: number, timeoutMs?: number): Promise<JaegerTrace>;
+  /**
+   * The trace once it holds at least `minSpans` spans, or once `until` says it is complete (polls the
+   * query API, up to `timeoutMs`): spans of one trace arrive in the order they end, children first.
+   */
+  waitForTrace(
+    traceId: string,
+    until: number | ((found: JaegerTrace) => boolean),
+    timeoutMs?: number,
+  ): Promise<JaegerTrace>;
   stop(): Promise<void>;
 }
 
@@ -99,11 +106,27 @@ async function poll<T>(what: string, timeoutMs: number, probe: () => Promise<T |
   }
 }
 
-export async function startJaeger(binary: string): Promise<RunningJaeger> {
+/**
+ * Starts Jaeger on free 127.0.0.1 ports. With `configFile` (the compose stack's deploy/jaeger/jaeger.yaml)
+ * that file is run as shipped, its endpoints moved by the variables it reads; otherwise a test config.
+ */
+export async function startJaeger(
+  binary: string,
+  options: { configFile?: string } = {},
+): Promise<RunningJaeger> {
   const ports = { otlp: await freePort(), query: await freePort(), queryGrpc: await freePort() };
-  const file = join(tempDir('jaeger-'), 'jaeger.yaml');
-  writeFileSync(file, config(ports));
-  const child: ChildProcess = spawn(binary, ['--config', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let file = options.configFile;
+  if (file === undefined) {
+    file = join(tempDir('jaeger-'), 'jaeger.yaml');
+    writeFileSync(file, config(ports));
+  }
+  const env = {
+    ...process.env,
+    JAEGER_OTLP_HTTP_ENDPOINT: `127.0.0.1:${ports.otlp}`,
+    JAEGER_QUERY_HTTP_ENDPOINT: `127.0.0.1:${ports.query}`,
+    JAEGER_QUERY_GRPC_ENDPOINT: `127.0.0.1:${ports.queryGrpc}`,
+  };
+  const child: ChildProcess = spawn(binary, ['--config', file], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
   child.stderr?.on('data', (chunk) => {
     output = (output + String(chunk)).slice(-4000);
@@ -123,14 +146,20 @@ export async function startJaeger(binary: string): Promise<RunningJaeger> {
   return {
     otlpUrl: `http://127.0.0.1:${ports.otlp}`,
     queryUrl,
-    waitForTrace: (traceId, minSpans, timeoutMs = 15_000) =>
-      poll(`trace ${traceId} with ${minSpans} spans`, timeoutMs, async () => {
-        const answer = await fetch(`${queryUrl}/api/traces/${traceId}`);
-        if (!answer.ok) return undefined;
-        const body = (await answer.json()) as { data?: JaegerTrace[] };
-        const found = body.data?.[0];
-        return found !== undefined && found.spans.length >= minSpans ? found : undefined;
-      }),
+    waitForTrace: (traceId, until, timeoutMs = 15_000) =>
+      poll(
+        `trace ${traceId} (${typeof until === 'number' ? `${until} spans` : until.toString()})`,
+        timeoutMs,
+        async () => {
+          const answer = await fetch(`${queryUrl}/api/traces/${traceId}`);
+          if (!answer.ok) return undefined;
+          const body = (await answer.json()) as { data?: JaegerTrace[] };
+          const found = body.data?.[0];
+          if (found === undefined) return undefined;
+          const complete = typeof until === 'number' ? found.spans.length >= until : until(found);
+          return complete ? found : undefined;
+        },
+      ),
     async stop() {
       if (child.exitCode === null) {
         child.kill('SIGTERM');
@@ -139,6 +168,21 @@ export async function startJaeger(binary: string): Promise<RunningJaeger> {
     },
   };
 }
+
+/**
+ * A `waitForTrace` condition: `calls` gateway spans (`tools/call …`) have arrived, each with at least
+ * `requests` Dagu-request spans under it. A call's span ends after its Dagu requests', so a count of
+ * spans alone may see the requests before the call.
+ */
+export const callsArrived =
+  (calls: number, requests = 1) =>
+  (found: JaegerTrace): boolean => {
+    const spans = found.spans.filter((span) => span.operationName.startsWith('tools/call'));
+    return (
+      spans.length >= calls &&
+      spans.every((call) => found.spans.filter((span) => parentOf(span) === call.spanID).length >= requests)
+    );
+  };
 
 /** A span's tag value by key. */
 export const tag = (span: JaegerSpan, key: string): unknown =>

@@ -2,7 +2,9 @@
 // loopback and consistent with the scrape config and the Grafana data source, every environment name
 // given to the gateway is one the gateway reads), validated by the real `docker-compose config`
 // (Debian's docker-compose; no Docker engine runs here, so the stack itself is not started), and the
-// Dockerfile it builds checked the same way.
+// Dockerfile it builds checked the same way. The stack's Jaeger: pinned to the release the tests run,
+// its configuration file (run by the real Jaeger in test/integration/trace) receiving where the
+// gateway's OTEL_EXPORTER_OTLP_ENDPOINT sends.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +30,15 @@ interface ComposeFile {
 }
 
 const compose = readRepoYaml<ComposeFile>('docker-compose.yml');
+
+interface JaegerConfig {
+  service: { pipelines: { traces: { receivers: string[] } } };
+  receivers: { otlp: { protocols: Record<string, { endpoint: string }> & { http: { endpoint: string } } } };
+  extensions: {
+    jaeger_storage: { backends: Record<string, Record<string, unknown>> };
+    jaeger_query: { storage: { traces: string }; http: { endpoint: string } };
+  };
+}
 const services = compose.services;
 
 /** `host:port:container` or `host_ip:host_port:container_port` → parts. */
@@ -40,7 +51,14 @@ function parsePort(spec: string): { ip: string | undefined; host: string; contai
 
 describe('docker-compose.yml', () => {
   test('the services of the stack are there', () => {
-    assert.deepEqual(Object.keys(services).sort(), ['dagu', 'gateway', 'grafana', 'init', 'prometheus']);
+    assert.deepEqual(Object.keys(services).sort(), [
+      'dagu',
+      'gateway',
+      'grafana',
+      'init',
+      'jaeger',
+      'prometheus',
+    ]);
   });
 
   test('every image is pinned to a release; Dagu is the 2.15.1 the tests run', () => {
@@ -136,9 +154,54 @@ describe('docker-compose.yml', () => {
     assert.deepEqual(mounted(services.gateway!), ['gateway-secrets', secretsDir, 'ro']);
     assert.equal(services.gateway?.environment?.AUTH_API_KEYS_FILE, `${secretsDir}/keys.yaml`);
     assert.match(services.gateway?.command?.join(' ') ?? '', new RegExp(`cat ${secretsDir}/dagu-api-token`));
-    assert.deepEqual(services.gateway?.depends_on, { init: { condition: 'service_completed_successfully' } });
+    assert.deepEqual(services.gateway?.depends_on, {
+      init: { condition: 'service_completed_successfully' },
+      jaeger: { condition: 'service_started' },
+    });
     const init = readRepoFile('deploy', 'compose', 'init.mjs');
     for (const file of ['keys.yaml', 'dagu-api-token']) assert.ok(init.includes(`'${file}'`), file);
+  });
+
+  test('Jaeger: the release the tests run, memory storage, its UI on loopback, the gateway tracing into it', () => {
+    const jaeger = services.jaeger!;
+    // Jaeger tags each release twice, v1.N.0 and v2.(N-63).0: the image of v2 2.12.0 is the cmd/jaeger
+    // that scripts/deploy-tools.sh builds as v1.75.0 for the tests.
+    const built = /^JAEGER_VERSION=v1\.(\d+)\.0$/m.exec(readRepoFile('scripts', 'deploy-tools.sh'));
+    assert.ok(built, 'JAEGER_VERSION in scripts/deploy-tools.sh');
+    assert.equal(jaeger.image, `jaegertracing/jaeger:2.${Number(built[1]) - 63}.0`);
+    // Its configuration is the repository's file, with OTLP/HTTP in and memory storage.
+    const mount = (jaeger.volumes ?? []).map((volume) => volume.split(':'));
+    assert.deepEqual(mount, [['./deploy/jaeger/jaeger.yaml', '/etc/jaeger/jaeger.yaml', 'ro']]);
+    assert.deepEqual(jaeger.command, ['--config', '/etc/jaeger/jaeger.yaml']);
+    const config = readRepoYaml<JaegerConfig>('deploy', 'jaeger', 'jaeger.yaml');
+    assert.deepEqual(config.service.pipelines.traces.receivers, ['otlp']);
+    assert.deepEqual(Object.keys(config.receivers.otlp.protocols), ['http']);
+    const storage = config.extensions.jaeger_storage.backends;
+    assert.deepEqual(
+      Object.values(storage).map((backend) => Object.keys(backend)),
+      [['memory']],
+    );
+    assert.equal(config.extensions.jaeger_query.storage.traces, Object.keys(storage)[0]);
+    const port = (endpoint: string) => /:(\d+)\}?$/.exec(endpoint)?.[1];
+    const otlpPort = port(config.receivers.otlp.protocols.http.endpoint);
+    const queryPort = port(config.extensions.jaeger_query.http.endpoint);
+    // The UI is published, on loopback (checked for every port above), and so is OTLP/HTTP.
+    assert.deepEqual(
+      (jaeger.ports ?? []).map((spec) => [parsePort(spec).host, parsePort(spec).container]),
+      [
+        [queryPort, queryPort],
+        [otlpPort, otlpPort],
+      ],
+    );
+    // The gateway sends its spans there, and the configuration it is given turns tracing on.
+    const environment = services.gateway?.environment ?? {};
+    assert.equal(environment.OTEL_EXPORTER_OTLP_ENDPOINT, `http://jaeger:${otlpPort}`);
+    const tracing = loadConfig({ ...environment, DAGU_API_TOKEN: 'dagu_example' }).tracing;
+    assert.equal(tracing?.endpoint, `http://jaeger:${otlpPort}/v1/traces`);
+    assert.equal(tracing?.serviceName, 'dagu-mcp-gateway');
+    // Prometheus keeps the exemplars that link the latency panels to the traces.
+    assert.ok(services.prometheus?.command?.includes('--enable-feature=exemplar-storage'));
+    assert.ok((services.grafana?.depends_on as string[] | undefined)?.includes('jaeger'));
   });
 
   test('.env.example documents every variable the compose file takes from .env', () => {
@@ -198,6 +261,7 @@ describe('docker-compose.yml', () => {
       'gateway',
       'grafana',
       'init',
+      'jaeger',
       'prometheus',
     ]);
   });

@@ -1,10 +1,13 @@
 // The Grafana dashboard and its provisioning hold together: panels laid out without overlap, unique
 // ids, every query on the dashboard's data-source variable, every panel the operator needs present,
-// and the provisioning files pointing where docker-compose.yml mounts the dashboard and Prometheus.
+// the provisioning files pointing where docker-compose.yml mounts the dashboard and Prometheus, and
+// the trace link: the call-latency panels ask for exemplars, whose trace id label (the gateway's own,
+// src/metrics/exemplars.ts) the Prometheus data source links to the Jaeger data source.
 // (No Grafana runs here: Debian has no package. The queries themselves run on a real Prometheus in
 // observability.test.ts.)
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { EXEMPLAR_TRACE_ID_LABEL } from '../../../src/metrics/exemplars.ts';
 import { readRepoFile, readRepoYaml } from './tools.ts';
 
 /** Grafana's data-source variable, as the dashboard writes it (a literal, not a JS template). */
@@ -16,7 +19,7 @@ interface Panel {
   title: string;
   gridPos: { x: number; y: number; w: number; h: number };
   datasource?: { type: string; uid: string };
-  targets?: Array<{ refId: string; expr: string; datasource?: { uid: string } }>;
+  targets?: Array<{ refId: string; expr: string; exemplar?: boolean; datasource?: { uid: string } }>;
 }
 const dashboard = JSON.parse(readRepoFile('deploy', 'grafana', 'dashboards', 'dagu-mcp-gateway.json')) as {
   uid: string;
@@ -128,4 +131,50 @@ test('provisioning points at the Prometheus service and the folder compose mount
     compose.services.grafana.volumes.includes('./deploy/grafana/provisioning:/etc/grafana/provisioning:ro'),
     'provisioning is mounted where Grafana reads it',
   );
+});
+
+interface Datasource {
+  name: string;
+  uid: string;
+  type: string;
+  url: string;
+  jsonData?: { exemplarTraceIdDestinations?: Array<{ name: string; datasourceUid?: string; url?: string }> };
+}
+const datasourcesOf = (file: string) =>
+  readRepoYaml<{ datasources: Datasource[] }>('deploy', 'grafana', 'provisioning', 'datasources', file)
+    .datasources;
+
+test('the call-latency panels show exemplars, and an exemplar opens its trace in Jaeger', () => {
+  // Every time series over the call-duration histogram's buckets asks Prometheus for its exemplars.
+  const latency = panels.filter(
+    (panel) =>
+      panel.type === 'timeseries' &&
+      (panel.targets ?? []).some((target) =>
+        target.expr.includes('mcp_server_operation_duration_seconds_bucket'),
+      ),
+  );
+  assert.deepEqual(
+    latency.map((panel) => panel.title),
+    ['Call latency percentiles', 'Call latency p99 by target'],
+  );
+  for (const panel of latency) {
+    for (const target of panel.targets ?? [])
+      assert.equal(target.exemplar, true, `${panel.title} ${target.refId}`);
+  }
+  // The Prometheus data source turns the exemplar label the gateway writes into a link to Jaeger.
+  const [prometheus] = datasourcesOf('prometheus.yml');
+  const jaeger = datasourcesOf('jaeger.yml');
+  assert.equal(jaeger.length, 1);
+  assert.equal(jaeger[0]?.type, 'jaeger');
+  assert.deepEqual(prometheus?.jsonData?.exemplarTraceIdDestinations, [
+    { name: EXEMPLAR_TRACE_ID_LABEL, datasourceUid: jaeger[0]?.uid },
+  ]);
+  // Jaeger's query API, where the compose stack's Jaeger serves it.
+  const compose = readRepoYaml<{ services: { jaeger: { volumes: string[] } } }>('docker-compose.yml');
+  const configFile = compose.services.jaeger.volumes[0]?.split(':')[0]?.replace(/^\.\//, '') ?? '';
+  const config = readRepoYaml<{ extensions: { jaeger_query: { http: { endpoint: string } } } }>(
+    ...configFile.split('/'),
+  );
+  const queryPort = /:(\d+)\}?$/.exec(config.extensions.jaeger_query.http.endpoint)?.[1];
+  assert.equal(jaeger[0]?.url, `http://jaeger:${queryPort}`);
 });

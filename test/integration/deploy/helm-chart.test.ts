@@ -12,6 +12,7 @@ import { after, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { parseApiKeys } from '../../../src/auth/api-keys.ts';
 import { loadConfig } from '../../../src/config.ts';
+import { TRACE_SAMPLERS } from '../../../src/otel-settings.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
 import {
   deployTool,
@@ -328,6 +329,122 @@ describe('the Helm chart', { skip }, () => {
       [],
     );
     assert.equal(loadConfig(env).rateLimitRedisUrl, 'redis://:pw@redis-master:6379/0');
+  });
+
+  test('tracing: off by default (no OTEL_ variable); on, the OTEL_* values, headers from a Secret, egress to the collector', () => {
+    const otel = (objects: K8s[]) =>
+      [
+        ...containerOf(objects).env.map((entry: K8s) => entry.name as string),
+        ...Object.keys(one(objects, 'ConfigMap').data),
+      ].filter((name) => name.startsWith('OTEL_'));
+    assert.deepEqual(otel(full.objects), []);
+    assert.equal(loadConfig(containerEnvironment(full.objects)).tracing, undefined);
+
+    const on = template([
+      '-f',
+      CI_VALUES,
+      '--set',
+      'tracing.enabled=true',
+      '--set',
+      'tracing.endpoint=http://jaeger-collector.tracing:4318',
+      '--set',
+      'tracing.serviceName=mcp-gateway-prod',
+      '--set',
+      'tracing.sampler=parentbased_traceidratio',
+      '--set-string',
+      'tracing.samplerArg=0.25',
+      '--set',
+      'tracing.headersSecret.name=otlp-credentials',
+      '--set',
+      'tracing.egressTo[0].namespaceSelector.matchLabels.team=tracing',
+    ]);
+    assert.equal(on.status, 0, on.stderr);
+    assert.deepEqual(otel(on.objects).sort(), [
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'OTEL_EXPORTER_OTLP_HEADERS',
+      'OTEL_SERVICE_NAME',
+      'OTEL_TRACES_SAMPLER',
+      'OTEL_TRACES_SAMPLER_ARG',
+    ]);
+    // The headers (the collector's credential) come from the operator's Secret, never a value.
+    const headers = containerOf(on.objects).env.find(
+      (entry: K8s) => entry.name === 'OTEL_EXPORTER_OTLP_HEADERS',
+    );
+    assert.deepEqual(headers, {
+      name: 'OTEL_EXPORTER_OTLP_HEADERS',
+      valueFrom: { secretKeyRef: { name: 'otlp-credentials', key: 'otlp-headers' } },
+    });
+    // The gateway reads them all and traces as asked, the headers as the operator's Secret gives them.
+    const operatorSecret = {
+      kind: 'Secret',
+      metadata: { name: 'otlp-credentials' },
+      data: { 'otlp-headers': Buffer.from('x-api-key=from-the-secret').toString('base64') },
+    };
+    const env = containerEnvironment([...on.objects, operatorSecret]);
+    const reads = namesTheGatewayReads();
+    assert.deepEqual(
+      Object.keys(env).filter((name) => name !== 'POD_IP' && !reads.has(name)),
+      [],
+    );
+    const tracing = loadConfig(env).tracing;
+    assert.equal(tracing?.endpoint, 'http://jaeger-collector.tracing:4318/v1/traces');
+    assert.equal(tracing?.serviceName, 'mcp-gateway-prod');
+    assert.equal(tracing?.sampler, 'parentbased_traceidratio');
+    assert.equal(tracing?.samplerRatio, 0.25);
+    assert.deepEqual(tracing?.headers, { 'x-api-key': 'from-the-secret' });
+    // Egress to the collector's port, to the peers given.
+    const egress = one(on.objects, 'NetworkPolicy').spec.egress;
+    assert.equal(egress.length, 3);
+    assert.deepEqual(egress[2], {
+      ports: [{ port: 4318, protocol: 'TCP' }],
+      to: [{ namespaceSelector: { matchLabels: { team: 'tracing' } } }],
+    });
+    // Without headers, a sampler argument or peers: none rendered; an https endpoint's default port.
+    const plain = template([
+      '-f',
+      CI_VALUES,
+      '--set',
+      'tracing.enabled=true',
+      '--set',
+      'tracing.endpoint=https://otlp.example.com',
+    ]);
+    assert.deepEqual(otel(plain.objects).sort(), [
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'OTEL_SERVICE_NAME',
+      'OTEL_TRACES_SAMPLER',
+    ]);
+    assert.deepEqual(one(plain.objects, 'NetworkPolicy').spec.egress[2], {
+      ports: [{ port: 443, protocol: 'TCP' }],
+    });
+    assert.equal(loadConfig(containerEnvironment(plain.objects)).tracing?.sampler, 'parentbased_always_on');
+    // The schema offers the samplers the gateway accepts, no more and no fewer.
+    const schema = JSON.parse(readRepoFile('deploy', 'helm', 'dagu-mcp-gateway', 'values.schema.json'));
+    assert.deepEqual(schema.properties.tracing.properties.sampler.enum, [...TRACE_SAMPLERS]);
+  });
+
+  test('tracing refusals: no endpoint, headers or the chart’s OTEL_ names under config, an unknown sampler', () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['-f', CI_VALUES, '--set', 'tracing.enabled=true'], /set tracing\.endpoint/],
+      [
+        ['-f', CI_VALUES, '--set-string', 'config.OTEL_EXPORTER_OTLP_HEADERS=x-api-key=clear'],
+        /invalid propertyName 'OTEL_EXPORTER_OTLP_HEADERS'/,
+      ],
+      [
+        ['-f', CI_VALUES, '--set-string', 'config.OTEL_EXPORTER_OTLP_ENDPOINT=http://c:4318'],
+        /invalid propertyName 'OTEL_EXPORTER_OTLP_ENDPOINT'/,
+      ],
+      [['-f', CI_VALUES, '--set', 'tracing.sampler=sometimes'], /sampler/],
+      [['-f', CI_VALUES, '--set', 'tracing.endpoint=jaeger:4318'], /endpoint/],
+      [
+        ['-f', CI_VALUES, '--set', 'tracing.headers=x-api-key=clear'],
+        /additional properties 'headers' not allowed/,
+      ],
+    ];
+    for (const [args, reason] of cases) {
+      const rendered = template(args);
+      assert.notEqual(rendered.status, 0, `helm template ${args.join(' ')} rendered`);
+      assert.match(rendered.stderr, reason);
+    }
   });
 
   test('values.yaml and the chart README say that replicas limit alone without Redis', () => {

@@ -70,19 +70,25 @@ export function run(
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Every environment name the gateway's configuration reads, observed on a real loadConfig call. */
+/**
+ * Every environment name the gateway's configuration reads, observed on real loadConfig calls: once
+ * with nothing set, once with tracing turned on (the other `OTEL_*` names are read only then).
+ */
 export function namesTheGatewayReads(): Set<string> {
   const read = new Set<string>();
-  const env = new Proxy({} as NodeJS.ProcessEnv, {
-    get(_target, key) {
-      if (typeof key === 'string') read.add(key);
-      return undefined;
-    },
-  });
-  try {
-    loadConfig(env);
-  } catch {
-    // A configuration that requires a value refuses the empty one; the names it read are known anyway.
+  for (const given of [{}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.invalid:4318' }] as const) {
+    const env = new Proxy({} as NodeJS.ProcessEnv, {
+      get(_target, key) {
+        if (typeof key !== 'string') return undefined;
+        read.add(key);
+        return (given as Record<string, string>)[key];
+      },
+    });
+    try {
+      loadConfig(env);
+    } catch {
+      // A configuration that requires a value refuses the empty one; the names it read are known anyway.
+    }
   }
   return read;
 }

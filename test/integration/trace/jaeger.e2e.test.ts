@@ -1,7 +1,8 @@
 // Tracing end to end: the gateway exports to a real Jaeger (OTLP/HTTP, in-memory storage, 127.0.0.1)
 // and every assertion reads the trace back through Jaeger's query API: the host's parent span, the
 // gateway's span per call with the MCP attributes, one child span per Dagu request with the route
-// template, the contract error code, Dagu down, a batch, `_meta.traceparent`, and no secret anywhere.
+// template, the contract error code, Dagu down, a batch, `_meta.traceparent`, no secret anywhere, and
+// the spans sent with protobuf bodies (OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf) as well as JSON.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -17,6 +18,7 @@ import {
 import { skipUnlessCI } from '../../support/ci.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import {
+  callsArrived,
   type JaegerSpan,
   type JaegerTrace,
   jaegerBinary,
@@ -26,6 +28,7 @@ import {
   startJaeger,
   tag,
 } from '../../support/jaeger.ts';
+import { startRecordingServer } from '../../support/recording-server.ts';
 
 const binary = jaegerBinary();
 const skip = skipUnlessCI('missing' in binary ? binary.missing : false);
@@ -86,7 +89,7 @@ describe('tracing into a real Jaeger', { skip }, () => {
     );
     assert.equal(answer.status, 200);
     assert.doesNotMatch(answer.text, /"isError":true/);
-    const found = await jaeger.waitForTrace(host.traceId, 2);
+    const found = await jaeger.waitForTrace(host.traceId, callsArrived(1));
     console.log(`step_log trace ${host.traceId} as Jaeger returned it:\n${spanTree(found)}`);
     const [span, ...others] = gatewaySpans(found);
     assert.ok(span !== undefined);
@@ -141,7 +144,7 @@ describe('tracing into a real Jaeger', { skip }, () => {
       { traceparent: host.traceparent },
     );
     assert.match(answer.text, /resource_not_found/);
-    const found = await jaeger.waitForTrace(host.traceId, 2);
+    const found = await jaeger.waitForTrace(host.traceId, callsArrived(1));
     const [span] = gatewaySpans(found);
     assert.equal(tag(span!, 'error.type'), 'resource_not_found');
     assert.equal(tag(span!, 'otel.status_code'), 'ERROR');
@@ -162,7 +165,7 @@ describe('tracing into a real Jaeger', { skip }, () => {
       [toolCallBody({ target: 'dag', name: dags.twoSteps }, 7), toolCallBody({ target: 'dags' }, 8)],
     );
     assert.equal(answer.status, 200);
-    const found = await jaeger.waitForTrace(host.traceId, 4);
+    const found = await jaeger.waitForTrace(host.traceId, callsArrived(2));
     const spans = gatewaySpans(found);
     assert.equal(spans.length, 2, spanTree(found));
     assert.deepEqual(spans.map((span) => tag(span, 'jsonrpc.request.id')).sort(), ['7', '8']);
@@ -180,7 +183,7 @@ describe('tracing into a real Jaeger', { skip }, () => {
     body.params._meta = { traceparent: host.traceparent };
     const answer = await postMcp(gateway.mcpUrl, { ...bearer(KEY), traceparent: other.traceparent }, body);
     assert.equal(answer.status, 200);
-    const found = await jaeger.waitForTrace(host.traceId, 2);
+    const found = await jaeger.waitForTrace(host.traceId, callsArrived(1));
     const [span] = gatewaySpans(found);
     assert.equal(parentOf(span!), host.spanId);
     assert.equal(tag(span!, 'jsonrpc.request.id'), '3');
@@ -200,7 +203,7 @@ describe('tracing into a real Jaeger', { skip }, () => {
         toolCallBody({ target: 'dags' }),
       );
       assert.match(answer.text, /"isError":true/);
-      const found = await jaeger.waitForTrace(host.traceId, 2);
+      const found = await jaeger.waitForTrace(host.traceId, callsArrived(1));
       const [span] = gatewaySpans(found);
       const code = tag(span!, 'error.type');
       assert.equal(code, down.auditLines().at(-1)?.outcome);
@@ -210,6 +213,40 @@ describe('tracing into a real Jaeger', { skip }, () => {
       assert.equal(tag(request!, 'http.response.status_code'), undefined);
     } finally {
       await down.close();
+    }
+  });
+  test('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf: protobuf bodies, and Jaeger holds the same trace', async () => {
+    // A recording hop in front of Jaeger's OTLP receiver shows what the gateway sends.
+    const hop = await startRecordingServer({ forwardTo: jaeger.otlpUrl });
+    const protobuf = await startCapturedGateway({
+      ...env(),
+      OTEL_EXPORTER_OTLP_ENDPOINT: hop.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      DAGU_URL: dagu.url,
+      DAGU_API_BASE: dagu.apiBase,
+    });
+    try {
+      const host = hostSpan();
+      const answer = await postMcp(
+        protobuf.mcpUrl,
+        { ...bearer(KEY), traceparent: host.traceparent },
+        toolCallBody({ target: 'dags' }),
+      );
+      assert.equal(answer.status, 200);
+      const found = await jaeger.waitForTrace(host.traceId, callsArrived(1));
+      const [span] = gatewaySpans(found);
+      assert.equal(parentOf(span!), host.spanId);
+      assert.equal(tag(span!, 'dagu_read.target'), 'dags');
+      assert.ok(hop.requests.length >= 1);
+      for (const request of hop.requests) {
+        assert.equal(request.method, 'POST');
+        assert.equal(request.rawUrl, '/v1/traces');
+        assert.equal(request.headers['content-type'], 'application/x-protobuf');
+        assert.equal(request.headers['x-collector-token'], COLLECTOR_SECRET);
+      }
+    } finally {
+      await protobuf.close();
+      await hop.close();
     }
   });
 });

@@ -72,3 +72,17 @@ redisUrl: {{ $keys.redisUrlKey }}
 {{- define "gateway.minReplicas" -}}
 {{- if .Values.autoscaling.enabled }}{{ .Values.autoscaling.minReplicas }}{{ else }}{{ .Values.replicaCount }}{{ end }}
 {{- end }}
+
+{{/* Tracing on needs a collector to send to. */}}
+{{- define "gateway.requireTracingEndpoint" -}}
+{{- if and .Values.tracing.enabled (not .Values.tracing.endpoint) -}}
+{{- fail "tracing.enabled: set tracing.endpoint, the collector's OTLP/HTTP URL (e.g. http://jaeger-collector.tracing:4318)" -}}
+{{- end -}}
+{{- end }}
+
+{{/* The collector's port (NetworkPolicy egress): the endpoint's own, else its scheme's default. */}}
+{{- define "gateway.tracingPort" -}}
+{{- $url := urlParse .Values.tracing.endpoint -}}
+{{- $port := regexFind ":[0-9]+$" $url.host | trimPrefix ":" -}}
+{{- if $port }}{{ $port }}{{ else if eq $url.scheme "https" }}443{{ else }}80{{ end }}
+{{- end }}
