@@ -105,6 +105,25 @@ const FUNCTION_START =
 const CONTROL = /^\s*(?:if|for|while|switch|catch|else|do|try|return|await)\b/;
 
 /**
+ * A declarative table: a body that is one `return` of an object or array literal, nothing before or
+ * after it (`return {` on the body's first line, its closing `}` or `]` on the last, no other
+ * statement at the body's indent). Its length is data, not logic; any function inside the literal
+ * (a method, an arrow with a block) is still measured on its own.
+ */
+export function isTableBody(body, indent) {
+  const lines = body.filter((line) => line.trim() !== '');
+  if (lines.length < 2) return false;
+  const inner = `${indent}  `;
+  const opening = /^return [[{]$/.exec(lines[0].slice(inner.length));
+  if (!lines[0].startsWith(inner) || opening === null) return false;
+  const close = lines[0].endsWith('{') ? '}' : ']';
+  const last = lines.at(-1);
+  if (!new RegExp(`^${inner}\\${close};?$`).test(last)) return false;
+  // Every line between sits deeper than the body's own statements: the literal is the only statement.
+  return lines.slice(1, -1).every((line) => line.startsWith(`${inner}  `) || line.startsWith(`${inner}//`));
+}
+
+/**
  * Functions and their length in lines, from the formatted source: Biome indents a body's closing
  * brace like its opening line, so the first later line at that indent starting with `}` ends it.
  */
@@ -123,6 +142,7 @@ export function functionsOf(key, text) {
           at: `${key}:${index + 1}`,
           name: name?.[1] ?? name?.[2] ?? '(anonymous)',
           lines: end - index + 1,
+          table: isTableBody(lines.slice(index + 1, end), indent),
         });
         return;
       }
@@ -253,7 +273,13 @@ export function computeFigures() {
     circles: circles.length,
     circleModules: circles,
     longestFunctions: byLength.slice(0, 8).map((fn) => `${fn.at} ${fn.name} (${fn.lines})`),
-    functionsOver80: byLength.filter((fn) => fn.lines > 80).map((fn) => `${fn.at} ${fn.name} (${fn.lines})`),
+    // "No function over 80 lines except declarative tables": tables are listed apart (isTableBody).
+    functionsOver80: byLength
+      .filter((fn) => fn.lines > 80 && !fn.table)
+      .map((fn) => `${fn.at} ${fn.name} (${fn.lines})`),
+    tablesOver80: byLength
+      .filter((fn) => fn.lines > 80 && fn.table)
+      .map((fn) => `${fn.at} ${fn.name} (${fn.lines})`),
     runtimeDepthFromMain: depth('main.ts', new Set()),
     runtimeChain: chain,
     sourceFiles: files.length,
