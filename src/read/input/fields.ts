@@ -10,9 +10,9 @@ import type { TargetDefinition } from '../definition.ts';
 import { TARGET_DEFINITIONS } from '../targets/index.ts';
 
 /**
- * The field and target tables of Spec 021 ("Input" and "Target contracts"): the field table as data,
- * the target table derived from the target definitions (src/read/targets/). Validation, the JSON
- * schema and the tests are derived from these.
+ * The field and target tables of the contract (docs/contract.md, "Input" and "Target contracts"):
+ * the field table as data, the target table derived from the target definitions (src/read/targets/).
+ * Validation, the JSON schema and the tests are derived from these.
  */
 
 /** Every field that belongs to target mode: combining any of them with `uri` is a mixed request. */

@@ -32,7 +32,7 @@ import { dotSegmentField, segmentNoun, VALUE_RULES_BY_TARGET } from './value-rul
  *     neither target nor uri              → invalid_tool_input
  *  URI mode: 5. the URI (see parseResourceUri for its own order), then the bounds of its parts.
  *  Target mode:
- *  5. target: unsupported → unsupported_read_target (aliases docs/doc/doc_search resolve first)
+ *  5. target: unsupported → unsupported_read_target (the aliases docs, doc and doc_search resolve first)
  *  6. forbidden fields, in field-table order
  *  7. required fields, in field-table order, then fields that must come together
  *  8. defaults (reference name, workspace `all`), then field values (limit range, wiki_page
@@ -53,7 +53,7 @@ function faultyFields(fields: readonly string[]): { field?: string; details?: { 
 
 /**
  * Where a URI-mode request that also carries target-mode fields points. `uri` and those fields are
- * all causes (Spec 021: `details` when "More than one field caused the failure"), so `details.fields`
+ * all causes (the contract wants `details` when more than one field caused the failure), so `details.fields`
  * always names them, `uri` first; `field` names the one target-mode field to drop when there is
  * exactly one. Both readings of the rule, "the stray field" and "uri and the stray field", hold.
  */
