@@ -159,6 +159,23 @@ export interface MetricsOptions {
   exemplars?: boolean;
 }
 
+/** Records a readiness probe: `dagu_up` 1/0, and `dagu_build_info{version}` when the version changes. */
+function probeRecorder(
+  daguUp: RegisteredMetrics['daguUp'],
+  daguBuildInfo: RegisteredMetrics['daguBuildInfo'],
+): GatewayMetrics['daguProbed'] {
+  let shownVersion: string | undefined;
+  return ({ reachable, version }) => {
+    daguUp.set(reachable ? 1 : 0);
+    // A version string is Dagu's, not the caller's, but still bounded: one series, replaced on change.
+    const label = version !== undefined && /^[A-Za-z0-9._+-]{1,40}$/.test(version) ? version : undefined;
+    if (label === undefined || label === shownVersion) return;
+    daguBuildInfo.reset();
+    daguBuildInfo.set({ version: label }, 1);
+    shownVersion = label;
+  };
+}
+
 /** Sets the store gauge: 1 for the store counting now, 0 for the other. */
 function storeSwitch(gauge: RegisteredMetrics['rateLimitStore']) {
   return (store: 'redis' | 'local') => {
@@ -210,7 +227,6 @@ function recorder(
     workbookRejected,
     refusals,
   } = metrics;
-  let shownVersion: string | undefined;
   const useRateLimitStore = storeSwitch(rateLimitStore);
   useRateLimitStore('local');
 
@@ -247,15 +263,7 @@ function recorder(
     inflight: (delta) => inflight.inc(delta),
     auditWriteFailure: () => auditWriteFailures.inc(),
     keyReload: (result) => keyReloads.inc({ result }),
-    daguProbed({ reachable, version }) {
-      daguUp.set(reachable ? 1 : 0);
-      // A version string is Dagu's, not the caller's, but still bounded: one series, replaced on change.
-      const label = version !== undefined && /^[A-Za-z0-9._+-]{1,40}$/.test(version) ? version : undefined;
-      if (label === undefined || label === shownVersion) return;
-      daguBuildInfo.reset();
-      daguBuildInfo.set({ version: label }, 1);
-      shownVersion = label;
-    },
+    daguProbed: probeRecorder(daguUp, daguBuildInfo),
     rateLimitStore: useRateLimitStore,
     rateLimitStoreFallback: () => rateLimitStoreFallbacks.inc(),
     served: (path) => servedMessages.inc({ path }),
