@@ -81,6 +81,33 @@ describe('architecture figures', () => {
     );
   });
 
+  it('measures a function whose signature Biome wrapped over several lines, signature included', async () => {
+    const { functionsOf } = await import('../../../scripts/arch-figures.mjs');
+    const text = [
+      'export async function wrapped(',
+      '  first: string,',
+      '  second: number,',
+      '): Promise<void> {',
+      '  await run(first, second);',
+      '}',
+      'const arrow = async (',
+      '  value: string,',
+      ') => {',
+      '  return value;',
+      '};',
+      'call(',
+      '  argument,',
+      ');',
+    ];
+    assert.deepEqual(
+      functionsOf('x.ts', text.join('\n')).map((fn) => [fn.name, fn.lines]),
+      [
+        ['wrapped', 6],
+        ['arrow', 5],
+      ],
+    );
+  });
+
   it('tells a declarative table (one return of a literal) from a function with logic', async () => {
     const { functionsOf } = await import('../../../scripts/arch-figures.mjs');
     const tableOf = (lines: string[]) =>
