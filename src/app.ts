@@ -141,6 +141,32 @@ export async function buildApp(config: GatewayConfig, options: BuildOptions = {}
   };
 }
 
+/**
+ * What every request meets before authentication, in this order: time bounds, drain, plain HTTP
+ * answers, the Host/Origin check, CORS.
+ */
+async function registerGuards(app: FastifyInstance, config: GatewayConfig, core: GatewayCore): Promise<void> {
+  // Every request's time bounds, and Node's own client errors answered in the gateway's shape.
+  await app.register(timeBoundsPlugin, { ...config.http, metrics: core.metrics, audit: core.audit });
+  // SIGTERM: not ready at once, still serving for DRAIN_MS, then every connection closed as it idles.
+  await app.register(drainPlugin, { drainMs: config.http.drainMs });
+  await app.register(httpAnswersPlugin, { mcpPath: config.mcpPath });
+  // DNS-rebinding protection on every route, before anything else runs.
+  await app.register(hostOriginPlugin, {
+    allowedHosts: config.allowedHosts,
+    allowedOrigins: config.allowedOrigins,
+    loopbackOrigins: config.loopbackOrigins,
+    audit: core.audit,
+  });
+  // Browsers: CORS for the admitted origins on /mcp and its metadata; a preflight is answered here,
+  // before authentication (it carries no credential), and later refusals keep the CORS headers.
+  await app.register(corsPlugin, {
+    mcpPath: config.mcpPath,
+    allowedOrigins: config.allowedOrigins,
+    loopbackOrigins: config.loopbackOrigins,
+  });
+}
+
 async function registerPlugins(
   app: FastifyInstance,
   core: GatewayCore,
@@ -153,25 +179,7 @@ async function registerPlugins(
   app.addHook('preClose', async () => core.readiness.close());
   const { metrics, audit } = core;
 
-  // Every request's time bounds, and Node's own client errors answered in the gateway's shape.
-  await app.register(timeBoundsPlugin, { ...config.http, metrics, audit });
-  // SIGTERM: not ready at once, still serving for DRAIN_MS, then every connection closed as it idles.
-  await app.register(drainPlugin, { drainMs: config.http.drainMs });
-  await app.register(httpAnswersPlugin, { mcpPath: config.mcpPath });
-  // DNS-rebinding protection on every route, before anything else runs.
-  await app.register(hostOriginPlugin, {
-    allowedHosts: config.allowedHosts,
-    allowedOrigins: config.allowedOrigins,
-    loopbackOrigins: config.loopbackOrigins,
-    audit,
-  });
-  // Browsers: CORS for the admitted origins on /mcp and its metadata; a preflight is answered here,
-  // before authentication (it carries no credential), and later refusals keep the CORS headers.
-  await app.register(corsPlugin, {
-    mcpPath: config.mcpPath,
-    allowedOrigins: config.allowedOrigins,
-    loopbackOrigins: config.loopbackOrigins,
-  });
+  await registerGuards(app, config, core);
   await app.register(authenticationPlugin, {
     authenticator: { config, log: app.log, options: { keys: { onReload: metrics.keyReload } } },
     mcpPath: config.mcpPath,

@@ -150,26 +150,35 @@ const list = (value: unknown): string[] | undefined =>
         .filter((item) => item.length > 0)
     : undefined;
 
-/** Reads the configuration; throws ConfigError with one line per problem. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const values: Record<string, unknown> = {};
-  for (const key of Object.keys(ENV_SCHEMA.properties)) {
-    const raw = env[key];
-    if (raw !== undefined && raw.trim() !== '') values[key] = raw.trim();
-  }
-  const problems: string[] = [];
-  if (!validateEnv(values)) {
-    const invalid = new Set((validateEnv.errors ?? []).map((error) => error.instancePath.replace(/^\//, '')));
-    for (const key of invalid) {
-      // A Redis URL may carry a password.
-      const shown = /SECRET|TOKEN|KEY$|REDIS_URL$/.test(key) ? '' : ` (got ${JSON.stringify(env[key])})`;
-      problems.push(`${key}: must be ${allowedText(key as SettingName)}${shown}`);
-    }
-  }
-  const v = values as Record<string, string | number | boolean | undefined>;
-  const str = (key: string) => (typeof v[key] === 'string' ? (v[key] as string) : undefined);
-  const num = (key: string) => v[key] as number;
+/** The environment's values as the schema reads them: trimmed, blank ones left out. */
+type EnvValues = Record<string, string | number | boolean | undefined>;
 
+/** A reader of one kind of value, by setting name. */
+interface Readers {
+  str: (key: string) => string | undefined;
+  num: (key: string) => number;
+}
+
+function readersOf(v: EnvValues): Readers {
+  return {
+    str: (key) => (typeof v[key] === 'string' ? (v[key] as string) : undefined),
+    num: (key) => v[key] as number,
+  };
+}
+
+/** Validates (coercing types, filling defaults in place); one line per setting the schema refuses. */
+function schemaProblems(env: NodeJS.ProcessEnv, values: Record<string, unknown>): string[] {
+  if (validateEnv(values)) return [];
+  const invalid = new Set((validateEnv.errors ?? []).map((error) => error.instancePath.replace(/^\//, '')));
+  return [...invalid].map((key) => {
+    // A Redis URL may carry a password.
+    const shown = /SECRET|TOKEN|KEY$|REDIS_URL$/.test(key) ? '' : ` (got ${JSON.stringify(env[key])})`;
+    return `${key}: must be ${allowedText(key as SettingName)}${shown}`;
+  });
+}
+
+/** Problems no single setting's schema can see: settings that exclude or need each other. */
+function combinationProblems(v: EnvValues, trustProxy: string[], problems: string[]): void {
   const jwtModes = ['AUTH_JWT_SECRET', 'AUTH_JWT_PUBLIC_KEY', 'AUTH_JWKS_URL'].filter(
     (key) => v[key] !== undefined,
   );
@@ -180,67 +189,79 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     const missing = tlsFiles.find((key) => v[key] === undefined)!;
     problems.push(`${missing}: must be set too when ${tlsGiven[0]} is set (HTTPS needs both files)`);
   }
-  const trustProxy = list(v.TRUST_PROXY) ?? [];
   const badProxies = trustProxy.filter((entry) => !isProxyAddress(entry));
   if (badProxies.length > 0 && !problems.some((line) => line.startsWith('TRUST_PROXY:'))) {
     problems.push(
       `TRUST_PROXY: must be ${allowedText('TRUST_PROXY')} (got ${badProxies.map((entry) => JSON.stringify(entry)).join(', ')})`,
     );
   }
-  const tracing = tracingFromEnv(env, problems);
-  if (problems.length > 0) throw new ConfigError(problems);
+}
 
-  const host = str('HOST')!;
-  const workbookRoots = str('WORKBOOK_ROOTS')
+function authConfig(v: EnvValues, { str }: Readers): GatewayConfig['auth'] {
+  return {
+    apiKeysFile: str('AUTH_API_KEYS_FILE'),
+    jwtSecret: str('AUTH_JWT_SECRET'),
+    jwtPublicKey: str('AUTH_JWT_PUBLIC_KEY'),
+    jwksUrl: str('AUTH_JWKS_URL'),
+    jwtIssuer: str('AUTH_JWT_ISSUER'),
+    jwtAudience: str('AUTH_JWT_AUDIENCE'),
+    allowAnonymous: v.AUTH_ALLOW_ANONYMOUS === true,
+    scopes: {
+      read: str('AUTH_READ_SCOPE')!,
+      workbook: str('AUTH_WORKBOOK_SCOPE')!,
+      workspacePrefix: str('AUTH_WORKSPACE_SCOPE_PREFIX')!,
+    },
+    requireScopes: str('AUTH_REQUIRE_SCOPES') as 'auto' | 'always' | 'never',
+    claims: {
+      identity: str('AUTH_JWT_IDENTITY_CLAIM')!,
+      role: str('AUTH_JWT_ROLE_CLAIM')!,
+      groups: str('AUTH_JWT_GROUPS_CLAIM')!,
+    },
+    groupsFile: str('AUTH_GROUPS_FILE'),
+  };
+}
+
+function workbookConfig(v: EnvValues, { str, num }: Readers): GatewayConfig['workbook'] {
+  const roots = str('WORKBOOK_ROOTS')
     ?.split(':')
     .map((root) => root.trim())
     .filter((root) => root.length > 0);
   return {
-    host,
-    port: num('PORT'),
-    mcpPath: str('MCP_PATH')!,
-    publicUrl: str('PUBLIC_URL'),
+    roots: roots && roots.length > 0 ? roots : undefined,
+    maxFileBytes: num('WORKBOOK_MAX_FILE_BYTES'),
+    maxZipEntries: num('WORKBOOK_MAX_ZIP_ENTRIES'),
+    maxPartBytes: num('WORKBOOK_MAX_PART_BYTES'),
+    maxSheetBytes: num('WORKBOOK_MAX_SHEET_BYTES'),
+    maxSharedStrings: num('WORKBOOK_MAX_SHARED_STRINGS'),
+    maxCellChars: num('WORKBOOK_MAX_CELL_CHARS'),
+    maxColumns: num('WORKBOOK_MAX_COLUMNS'),
+    deadlineMs: num('WORKBOOK_DEADLINE_MS'),
+    maxConcurrent: num('WORKBOOK_MAX_CONCURRENT'),
+    maxPerCaller: Math.min(
+      num('WORKBOOK_MAX_CONCURRENT'),
+      (v.WORKBOOK_MAX_PER_CALLER as number | undefined) ??
+        Math.max(1, Math.floor(num('WORKBOOK_MAX_CONCURRENT') / 2)),
+    ),
+    queueMax: num('WORKBOOK_QUEUE_MAX'),
+    queueWaitMs: num('WORKBOOK_QUEUE_WAIT_MS'),
+    workerHeapMb: num('WORKBOOK_WORKER_HEAP_MB'),
+    maxSpinCount: num('WORKBOOK_MAX_SPIN_COUNT'),
+  };
+}
+
+/** The HTTP server's limits and timeouts, and the transport security lists. */
+function serverConfig(
+  v: EnvValues,
+  { str, num }: Readers,
+): Pick<GatewayConfig, 'tls' | 'allowedHosts' | 'allowedOrigins' | 'loopbackOrigins' | 'limits' | 'http'> {
+  return {
     tls:
       str('TLS_CERT_FILE') === undefined
         ? undefined
         : { certFile: str('TLS_CERT_FILE')!, keyFile: str('TLS_KEY_FILE')! },
-    trustProxy,
-    logLevel: str('LOG_LEVEL')!,
-    dagu: {
-      url: str('DAGU_URL')!.replace(/\/+$/, ''),
-      apiBase: str('DAGU_API_BASE')!,
-      token: str('DAGU_API_TOKEN'),
-      timeoutMs: num('DAGU_TIMEOUT_MS'),
-    },
-    readiness: {
-      probeTimeoutMs: num('DAGU_PROBE_TIMEOUT_MS'),
-      probeIntervalMs: num('DAGU_PROBE_INTERVAL_MS'),
-    },
-    auth: {
-      apiKeysFile: str('AUTH_API_KEYS_FILE'),
-      jwtSecret: str('AUTH_JWT_SECRET'),
-      jwtPublicKey: str('AUTH_JWT_PUBLIC_KEY'),
-      jwksUrl: str('AUTH_JWKS_URL'),
-      jwtIssuer: str('AUTH_JWT_ISSUER'),
-      jwtAudience: str('AUTH_JWT_AUDIENCE'),
-      allowAnonymous: v.AUTH_ALLOW_ANONYMOUS === true,
-      scopes: {
-        read: str('AUTH_READ_SCOPE')!,
-        workbook: str('AUTH_WORKBOOK_SCOPE')!,
-        workspacePrefix: str('AUTH_WORKSPACE_SCOPE_PREFIX')!,
-      },
-      requireScopes: str('AUTH_REQUIRE_SCOPES') as 'auto' | 'always' | 'never',
-      claims: {
-        identity: str('AUTH_JWT_IDENTITY_CLAIM')!,
-        role: str('AUTH_JWT_ROLE_CLAIM')!,
-        groups: str('AUTH_JWT_GROUPS_CLAIM')!,
-      },
-      groupsFile: str('AUTH_GROUPS_FILE'),
-    },
     allowedHosts: list(v.ALLOWED_HOSTS) ?? LOOPBACK_NAMES,
     allowedOrigins: list(v.ALLOWED_ORIGINS) ?? [],
-    loopbackOrigins: isLoopbackHost(host) && list(v.ALLOWED_ORIGINS) === undefined,
-    auditLog: str('AUDIT_LOG')!,
+    loopbackOrigins: isLoopbackHost(str('HOST')!) && list(v.ALLOWED_ORIGINS) === undefined,
     limits: {
       rateLimitPerMinute: num('RATE_LIMIT_PER_MINUTE'),
       maxConcurrentCallsPerIdentity: num('MAX_CONCURRENT_CALLS_PER_IDENTITY'),
@@ -254,27 +275,46 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
         (v.REQUEST_TIMEOUT_MS as number | undefined) ?? num('CALL_DEADLINE_MS') + REQUEST_TIMEOUT_MARGIN_MS,
       drainMs: num('DRAIN_MS'),
     },
-    workbook: {
-      roots: workbookRoots && workbookRoots.length > 0 ? workbookRoots : undefined,
-      maxFileBytes: num('WORKBOOK_MAX_FILE_BYTES'),
-      maxZipEntries: num('WORKBOOK_MAX_ZIP_ENTRIES'),
-      maxPartBytes: num('WORKBOOK_MAX_PART_BYTES'),
-      maxSheetBytes: num('WORKBOOK_MAX_SHEET_BYTES'),
-      maxSharedStrings: num('WORKBOOK_MAX_SHARED_STRINGS'),
-      maxCellChars: num('WORKBOOK_MAX_CELL_CHARS'),
-      maxColumns: num('WORKBOOK_MAX_COLUMNS'),
-      deadlineMs: num('WORKBOOK_DEADLINE_MS'),
-      maxConcurrent: num('WORKBOOK_MAX_CONCURRENT'),
-      maxPerCaller: Math.min(
-        num('WORKBOOK_MAX_CONCURRENT'),
-        (v.WORKBOOK_MAX_PER_CALLER as number | undefined) ??
-          Math.max(1, Math.floor(num('WORKBOOK_MAX_CONCURRENT') / 2)),
-      ),
-      queueMax: num('WORKBOOK_QUEUE_MAX'),
-      queueWaitMs: num('WORKBOOK_QUEUE_WAIT_MS'),
-      workerHeapMb: num('WORKBOOK_WORKER_HEAP_MB'),
-      maxSpinCount: num('WORKBOOK_MAX_SPIN_COUNT'),
+  };
+}
+
+/** Reads the configuration; throws ConfigError with one line per problem. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const values: Record<string, unknown> = {};
+  for (const key of Object.keys(ENV_SCHEMA.properties)) {
+    const raw = env[key];
+    if (raw !== undefined && raw.trim() !== '') values[key] = raw.trim();
+  }
+  const problems = schemaProblems(env, values);
+  const v = values as EnvValues;
+  const trustProxy = list(v.TRUST_PROXY) ?? [];
+  combinationProblems(v, trustProxy, problems);
+  const tracing = tracingFromEnv(env, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const readers = readersOf(v);
+  const { str, num } = readers;
+  return {
+    host: str('HOST')!,
+    port: num('PORT'),
+    mcpPath: str('MCP_PATH')!,
+    publicUrl: str('PUBLIC_URL'),
+    trustProxy,
+    logLevel: str('LOG_LEVEL')!,
+    dagu: {
+      url: str('DAGU_URL')!.replace(/\/+$/, ''),
+      apiBase: str('DAGU_API_BASE')!,
+      token: str('DAGU_API_TOKEN'),
+      timeoutMs: num('DAGU_TIMEOUT_MS'),
     },
+    readiness: {
+      probeTimeoutMs: num('DAGU_PROBE_TIMEOUT_MS'),
+      probeIntervalMs: num('DAGU_PROBE_INTERVAL_MS'),
+    },
+    auth: authConfig(v, readers),
+    auditLog: str('AUDIT_LOG')!,
+    ...serverConfig(v, readers),
+    workbook: workbookConfig(v, readers),
     toolText: str('TOOL_TEXT') as ToolTextMode,
     rateLimitRedisUrl: str('RATE_LIMIT_REDIS_URL'),
     cache: { maxBytes: num('CACHE_MAX_BYTES'), ttlMs: num('CACHE_TTL_MS') },

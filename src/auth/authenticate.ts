@@ -106,6 +106,96 @@ export function parseBearer(header: string | undefined): string | AuthFailure {
 }
 
 /**
+ * No credentials configured: everyone is served as anonymous, which only a loopback bind (or an
+ * explicit AUTH_ALLOW_ANONYMOUS=true) allows.
+ */
+function anonymousAuthenticator(config: AuthenticatorConfig, log: Log): Authenticator {
+  const { auth } = config;
+  if (!isLoopbackHost(config.host) && !auth.allowAnonymous) {
+    throw new AuthConfigError(
+      `no authentication is configured and HOST=${config.host} is not a loopback address: set AUTH_API_KEYS_FILE ` +
+        'or a JWT mode (AUTH_JWT_SECRET, AUTH_JWT_PUBLIC_KEY, AUTH_JWKS_URL), or AUTH_ALLOW_ANONYMOUS=true to serve anyone',
+    );
+  }
+  log.warn(
+    { host: config.host, allowAnonymous: auth.allowAnonymous },
+    '!!! NO AUTHENTICATION: every caller is served as "anonymous" with unrestricted read access. ' +
+      'Configure AUTH_API_KEYS_FILE or a JWT mode before exposing the gateway. !!!',
+  );
+  return {
+    anonymous: true,
+    jwtMode: undefined,
+    authorizationServers: [],
+    scopes: undefined,
+    authenticate: async () => ({ ok: true, identity: ANONYMOUS_IDENTITY }),
+    reloadKeys: () => false,
+    close: async () => {},
+  };
+}
+
+/** The JWT verifier of the configured mode (shared secret, public key or JWKS), with its checks. */
+function jwtVerifierFor(
+  auth: AuthenticatorConfig['auth'],
+  audience: string | undefined,
+  options: AuthenticatorOptions,
+  log: Log,
+): Promise<JwtVerifier> {
+  return createJwtVerifier({
+    ...(auth.jwtSecret !== undefined ? { secret: auth.jwtSecret } : {}),
+    ...(auth.jwtPublicKey !== undefined ? { publicKey: auth.jwtPublicKey } : {}),
+    ...(auth.jwksUrl !== undefined ? { jwksUrl: auth.jwksUrl } : {}),
+    ...(auth.jwtIssuer !== undefined ? { issuer: auth.jwtIssuer } : {}),
+    ...(audience !== undefined ? { audience } : {}),
+    ...(auth.claims !== undefined ? { claims: auth.claims } : {}),
+    ...options.jwt,
+    log,
+  });
+}
+
+/** A token's identity as its scopes allow it, or the step-up refusal when it lacks the read scope. */
+function scoped(identity: Identity, scopes: ScopeSettings | undefined): AuthOutcome {
+  if (scopes === undefined) return { ok: true, identity };
+  const grant = scopeGrant(identity.scopes ?? [], scopes);
+  if (grant.missing.length > 0) {
+    return {
+      ok: false,
+      status: 403,
+      code: 'unauthorized',
+      reason: 'insufficient_scope',
+      message: `The bearer token lacks the scope ${grant.missing.join(' ')} this endpoint requires.`,
+      identity,
+      scope: grant.missing.join(' '),
+    };
+  }
+  return {
+    ok: true,
+    identity: Object.freeze({
+      ...identity,
+      readsWorkbooks: grant.readsWorkbooks,
+      ...(grant.workspaces === undefined ? {} : { scopeWorkspaces: grant.workspaces }),
+    }),
+  };
+}
+
+/** Settings that have no effect with the credentials configured: said once at start. */
+function warnIgnoredSettings(auth: AuthenticatorConfig['auth'], jwtConfigured: boolean, log: Log): void {
+  if (auth.allowAnonymous) {
+    log.warn({}, 'AUTH_ALLOW_ANONYMOUS is ignored: credentials are configured, so every request needs one');
+  }
+  if ((auth.jwtIssuer !== undefined || auth.jwtAudience !== undefined) && !jwtConfigured) {
+    log.warn({}, 'AUTH_JWT_ISSUER / AUTH_JWT_AUDIENCE are ignored: no JWT mode is configured');
+  }
+}
+
+/** The scopes a token must carry: always, never, or (`auto`) when an authorization server issues them. */
+function requiredScopes(auth: AuthenticatorConfig['auth'], oauthMode: boolean): ScopeSettings | undefined {
+  const requirement = auth.requireScopes ?? 'auto';
+  return requirement === 'always' || (requirement === 'auto' && oauthMode)
+    ? (auth.scopes ?? DEFAULT_SCOPES)
+    : undefined;
+}
+
+/**
  * Builds the authenticator from the auth configuration. Throws AuthConfigError (or the key file's and
  * JWT's own errors) for a configuration the gateway must not start with, e.g. no credentials on a
  * non-loopback bind without AUTH_ALLOW_ANONYMOUS=true.
@@ -120,34 +210,8 @@ export async function createAuthenticator(
   const jwtConfigured =
     auth.jwtSecret !== undefined || auth.jwtPublicKey !== undefined || auth.jwksUrl !== undefined;
 
-  if (auth.apiKeysFile === undefined && !jwtConfigured) {
-    if (!isLoopbackHost(config.host) && !auth.allowAnonymous) {
-      throw new AuthConfigError(
-        `no authentication is configured and HOST=${config.host} is not a loopback address: set AUTH_API_KEYS_FILE ` +
-          'or a JWT mode (AUTH_JWT_SECRET, AUTH_JWT_PUBLIC_KEY, AUTH_JWKS_URL), or AUTH_ALLOW_ANONYMOUS=true to serve anyone',
-      );
-    }
-    log.warn(
-      { host: config.host, allowAnonymous: auth.allowAnonymous },
-      '!!! NO AUTHENTICATION: every caller is served as "anonymous" with unrestricted read access. ' +
-        'Configure AUTH_API_KEYS_FILE or a JWT mode before exposing the gateway. !!!',
-    );
-    return {
-      anonymous: true,
-      jwtMode: undefined,
-      authorizationServers: [],
-      scopes: undefined,
-      authenticate: async () => ({ ok: true, identity: ANONYMOUS_IDENTITY }),
-      reloadKeys: () => false,
-      close: async () => {},
-    };
-  }
-  if (auth.allowAnonymous) {
-    log.warn({}, 'AUTH_ALLOW_ANONYMOUS is ignored: credentials are configured, so every request needs one');
-  }
-  if ((auth.jwtIssuer !== undefined || auth.jwtAudience !== undefined) && !jwtConfigured) {
-    log.warn({}, 'AUTH_JWT_ISSUER / AUTH_JWT_AUDIENCE are ignored: no JWT mode is configured');
-  }
+  if (auth.apiKeysFile === undefined && !jwtConfigured) return anonymousAuthenticator(config, log);
+  warnIgnoredSettings(auth, jwtConfigured, log);
   const oauthMode = auth.jwtPublicKey !== undefined || auth.jwksUrl !== undefined;
   const audience = oauthMode ? tokenAudience(config, log) : auth.jwtAudience;
 
@@ -157,18 +221,7 @@ export async function createAuthenticator(
       : createApiKeyStore(auth.apiKeysFile, { ...options.keys, log });
   let jwt: JwtVerifier | undefined;
   try {
-    jwt = jwtConfigured
-      ? await createJwtVerifier({
-          ...(auth.jwtSecret !== undefined ? { secret: auth.jwtSecret } : {}),
-          ...(auth.jwtPublicKey !== undefined ? { publicKey: auth.jwtPublicKey } : {}),
-          ...(auth.jwksUrl !== undefined ? { jwksUrl: auth.jwksUrl } : {}),
-          ...(auth.jwtIssuer !== undefined ? { issuer: auth.jwtIssuer } : {}),
-          ...(audience !== undefined ? { audience } : {}),
-          ...(auth.claims !== undefined ? { claims: auth.claims } : {}),
-          ...options.jwt,
-          log,
-        })
-      : undefined;
+    jwt = jwtConfigured ? await jwtVerifierFor(auth, audience, options, log) : undefined;
   } catch (error) {
     keys?.close();
     throw error;
@@ -183,36 +236,7 @@ export async function createAuthenticator(
     throw error;
   }
 
-  const requirement = auth.requireScopes ?? 'auto';
-  const scopes =
-    requirement === 'always' || (requirement === 'auto' && oauthMode)
-      ? (auth.scopes ?? DEFAULT_SCOPES)
-      : undefined;
-
-  /** A token's identity as its scopes allow it, or the step-up refusal when it lacks the read scope. */
-  function scoped(identity: Identity): AuthOutcome {
-    if (scopes === undefined) return { ok: true, identity };
-    const grant = scopeGrant(identity.scopes ?? [], scopes);
-    if (grant.missing.length > 0) {
-      return {
-        ok: false,
-        status: 403,
-        code: 'unauthorized',
-        reason: 'insufficient_scope',
-        message: `The bearer token lacks the scope ${grant.missing.join(' ')} this endpoint requires.`,
-        identity,
-        scope: grant.missing.join(' '),
-      };
-    }
-    return {
-      ok: true,
-      identity: Object.freeze({
-        ...identity,
-        readsWorkbooks: grant.readsWorkbooks,
-        ...(grant.workspaces === undefined ? {} : { scopeWorkspaces: grant.workspaces }),
-      }),
-    };
-  }
+  const scopes = requiredScopes(auth, oauthMode);
 
   async function authenticate(header: string | undefined): Promise<AuthOutcome> {
     const token = parseBearer(header);
@@ -220,7 +244,10 @@ export async function createAuthenticator(
     if (jwt !== undefined && (keys === undefined || looksLikeJwt(token))) {
       const result = await jwt.verify(token);
       if (!result.ok) return unauthenticated(result.reason, result.message);
-      return scoped(groups === undefined ? result.identity : applyGroups(result.identity, groups.current()));
+      return scoped(
+        groups === undefined ? result.identity : applyGroups(result.identity, groups.current()),
+        scopes,
+      );
     }
     const entry = keys?.find(token);
     if (entry === undefined) return unauthenticated('unknown_key', MESSAGES.unknown_key);

@@ -40,27 +40,27 @@ export interface AuthenticationPluginOptions {
   realm?: string;
 }
 
-async function authentication(app: FastifyInstance, options: AuthenticationPluginOptions): Promise<void> {
-  const given = options.authenticator;
-  const authenticator =
-    'authenticate' in given ? given : await createAuthenticator(given.config, given.log, given.options);
-  app.addHook('onClose', () => authenticator.close());
-  const { metrics, audit } = options;
-  const realm = options.realm ?? 'dagu-mcp-gateway';
+interface ChallengeSettings {
+  realm: string;
+  /** An authorization server is advertised: the challenge links the protected-resource metadata. */
+  metadataLink: boolean;
+  mcpPath: string;
+  publicUrl: string | undefined;
+  readScope: string | undefined;
+}
 
-  const metadataLink = authenticator.authorizationServers.length > 0;
-  const { scopes } = authenticator;
-
+/** The `WWW-Authenticate` header for a refusal, or undefined when the refusal carries none. */
+function challenger(settings: ChallengeSettings) {
   /**
    * RFC 6750 §3 challenge. `resource_metadata` only when an authorization server is advertised: an
    * API-key gateway must not send MCP hosts into an OAuth flow that cannot finish. `scope` names what
    * a token needs (on 401, the read scope; on a step-up 403, the missing ones).
    */
   function challenge(request: FastifyRequest, error: string | undefined, scope: string | undefined): string {
-    const parts = [`realm="${realm}"`];
-    if (metadataLink) {
+    const parts = [`realm="${settings.realm}"`];
+    if (settings.metadataLink) {
       parts.push(
-        `resource_metadata="${publicBaseUrl(request, options.publicUrl)}${resourceMetadataPath(options.mcpPath)}"`,
+        `resource_metadata="${publicBaseUrl(request, settings.publicUrl)}${resourceMetadataPath(settings.mcpPath)}"`,
       );
     }
     if (scope !== undefined) parts.push(`scope="${scope}"`);
@@ -68,7 +68,7 @@ async function authentication(app: FastifyInstance, options: AuthenticationPlugi
     return `Bearer ${parts.join(', ')}`;
   }
 
-  const challengeFor = (request: FastifyRequest, failure: AuthFailure): string | undefined => {
+  return (request: FastifyRequest, failure: AuthFailure): string | undefined => {
     if (failure.reason === 'insufficient_scope')
       return challenge(request, 'insufficient_scope', failure.scope);
     if (failure.status !== 401) return undefined;
@@ -79,8 +79,25 @@ async function authentication(app: FastifyInstance, options: AuthenticationPlugi
         : failure.reason === 'malformed_header'
           ? 'invalid_request'
           : 'invalid_token';
-    return challenge(request, error, scopes?.read);
+    return challenge(request, error, settings.readScope);
   };
+}
+
+async function authentication(app: FastifyInstance, options: AuthenticationPluginOptions): Promise<void> {
+  const given = options.authenticator;
+  const authenticator =
+    'authenticate' in given ? given : await createAuthenticator(given.config, given.log, given.options);
+  app.addHook('onClose', () => authenticator.close());
+  const { metrics, audit } = options;
+
+  const { scopes } = authenticator;
+  const challengeFor = challenger({
+    realm: options.realm ?? 'dagu-mcp-gateway',
+    metadataLink: authenticator.authorizationServers.length > 0,
+    mcpPath: options.mcpPath,
+    publicUrl: options.publicUrl,
+    readScope: scopes?.read,
+  });
 
   const refuseAuth = (request: FastifyRequest, reply: FastifyReply, failure: AuthFailure) => {
     metrics?.authFailure(failure.reason);

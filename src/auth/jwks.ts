@@ -77,6 +77,33 @@ function toVerificationKey(jwk: Record<string, unknown>): VerificationKey | { sk
   };
 }
 
+/** Fetches and reads a JWKS: its usable verification keys (others logged at debug); throws on failure. */
+async function fetchJwks(
+  url: string,
+  timeoutMs: number,
+  maxBytes: number,
+  log: Log,
+): Promise<VerificationKey[]> {
+  const response = await fetch(url, {
+    headers: { accept: 'application/json' },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  const text = await response.text();
+  if (Buffer.byteLength(text) > maxBytes) throw new Error(`document larger than ${maxBytes} bytes`);
+  const document = JSON.parse(text) as { keys?: unknown };
+  if (!Array.isArray(document.keys)) throw new Error('no "keys" array');
+  const next: VerificationKey[] = [];
+  for (const jwk of document.keys) {
+    if (typeof jwk !== 'object' || jwk === null) continue;
+    const key = toVerificationKey(jwk as Record<string, unknown>);
+    if ('skipped' in key)
+      log.debug({ url, kid: (jwk as { kid?: unknown }).kid }, `JWKS key skipped: ${key.skipped}`);
+    else next.push(key);
+  }
+  return next;
+}
+
 /** A JWKS client on node:crypto alone: JWK → KeyObject → PEM, cached, refreshed, fetches coalesced. */
 export function createJwksCache(url: string, options: JwksOptions = {}): JwksCache {
   const log = options.log ?? silentLog;
@@ -94,23 +121,7 @@ export function createJwksCache(url: string, options: JwksOptions = {}): JwksCac
   async function load(): Promise<void> {
     attemptedAt = Date.now();
     try {
-      const response = await fetch(url, {
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const text = await response.text();
-      if (Buffer.byteLength(text) > maxBytes) throw new Error(`document larger than ${maxBytes} bytes`);
-      const document = JSON.parse(text) as { keys?: unknown };
-      if (!Array.isArray(document.keys)) throw new Error('no "keys" array');
-      const next: VerificationKey[] = [];
-      for (const jwk of document.keys) {
-        if (typeof jwk !== 'object' || jwk === null) continue;
-        const key = toVerificationKey(jwk as Record<string, unknown>);
-        if ('skipped' in key)
-          log.debug({ url, kid: (jwk as { kid?: unknown }).kid }, `JWKS key skipped: ${key.skipped}`);
-        else next.push(key);
-      }
+      const next = await fetchJwks(url, timeoutMs, maxBytes, log);
       if (next.length === 0) log.warn({ url }, 'the JWKS holds no RS256 or ES256 signing key');
       keys = next;
       fetchedAt = Date.now();

@@ -1,5 +1,5 @@
 /**
- * The words of the `dagu_read` contract (Spec 021) that several layers share: the read targets, the
+ * The words of the `dagu_read` contract (docs/contract.md) that several layers share: the read targets, the
  * error codes and the workspace names. Metrics label by them, the MCP schemas advertise them, the
  * read service implements them.
  */
@@ -62,7 +62,7 @@ export type ReadInputField = (typeof READ_INPUT_FIELDS)[number];
 
 export type TargetField = (typeof TARGET_FIELDS)[number];
 
-/** The error codes of the `dagu_read` contract (Spec 021, "Errors"). */
+/** The error codes of the `dagu_read` contract (docs/contract.md, "Errors"). */
 export const ERROR_CODES = [
   'unauthenticated',
   'unauthorized',

@@ -56,6 +56,35 @@ function unreachable(error: unknown): DaguProbeResult {
   return { reachable: false, detail: code === undefined ? message : `${message} (${code})` };
 }
 
+/** What a probe reports: reachable when healthy, the version, the dialect in use, and any problem. */
+function probeResult(answer: HealthAnswer, dialect: Dialect, problem?: string): DaguProbeResult {
+  const version = versionIn(answer);
+  const unhealthy = healthProblem(answer);
+  return {
+    reachable: unhealthy === undefined,
+    ...(unhealthy === undefined ? {} : { detail: unhealthy }),
+    ...(version === undefined ? {} : { version }),
+    apiBase: dialect.apiBase,
+    generation: dialect.generation,
+    ...(problem === undefined ? {} : { problem }),
+  };
+}
+
+/** A probe of a configured (not detected) base. */
+async function probeExplicit(
+  ask: AskHealth,
+  signal: AbortSignal,
+  dialect: Dialect,
+): Promise<DaguProbeResult> {
+  const answer = await ask(dialect.apiBase, signal);
+  // Only when the base does not answer JSON is a detection needed, to say which base would fit.
+  const detected =
+    answer.json === undefined
+      ? await detectDialect((base) => ask(base, signal)).catch(() => undefined)
+      : undefined;
+  return probeResult(answer, dialect, explicitBaseMismatch(dialect.apiBase, answer, detected));
+}
+
 export function createDialectFinder(configuredBase: string, ask: AskHealth): DialectFinder {
   const auto = configuredBase === 'auto';
   let known: Dialect | undefined = auto
@@ -88,39 +117,16 @@ export function createDialectFinder(configuredBase: string, ask: AskHealth): Dia
     return detection.dialect;
   }
 
-  const result = (answer: HealthAnswer, dialect: Dialect, problem?: string): DaguProbeResult => {
-    const version = versionIn(answer);
-    const unhealthy = healthProblem(answer);
-    return {
-      reachable: unhealthy === undefined,
-      ...(unhealthy === undefined ? {} : { detail: unhealthy }),
-      ...(version === undefined ? {} : { version }),
-      apiBase: dialect.apiBase,
-      generation: dialect.generation,
-      ...(problem === undefined ? {} : { problem }),
-    };
-  };
-
   async function probeAuto(signal: AbortSignal): Promise<DaguProbeResult> {
     if (known !== undefined && trusted) {
       const answer = await ask(known.apiBase, signal);
       // Still the same kind of Dagu: report it. Otherwise (another generation, or no JSON there) find again.
-      if (fitsDialect(answer, known)) return result(answer, known);
+      if (fitsDialect(answer, known)) return probeResult(answer, known);
     }
     const detection = await find(signal);
     if (!detection.found) return { reachable: true, problem: detection.reason };
     // The detection has usually just read the health route under the dialect's base: no second request.
-    return result(detection.answer ?? (await ask(detection.dialect.apiBase, signal)), detection.dialect);
-  }
-
-  async function probeExplicit(signal: AbortSignal, dialect: Dialect): Promise<DaguProbeResult> {
-    const answer = await ask(dialect.apiBase, signal);
-    // Only when the base does not answer JSON is a detection needed, to say which base would fit.
-    const detected =
-      answer.json === undefined
-        ? await detectDialect((base) => ask(base, signal)).catch(() => undefined)
-        : undefined;
-    return result(answer, dialect, explicitBaseMismatch(dialect.apiBase, answer, detected));
+    return probeResult(detection.answer ?? (await ask(detection.dialect.apiBase, signal)), detection.dialect);
   }
 
   const distrust = () => {
@@ -136,7 +142,7 @@ export function createDialectFinder(configuredBase: string, ask: AskHealth): Dia
     async probe(signal) {
       try {
         const probed =
-          auto || known === undefined ? await probeAuto(signal) : await probeExplicit(signal, known);
+          auto || known === undefined ? await probeAuto(signal) : await probeExplicit(ask, signal, known);
         if (!probed.reachable) distrust();
         return probed;
       } catch (error) {

@@ -51,6 +51,47 @@ const stateOf = (probe: DaguProbeResult): ReadinessState =>
 /** A probe never runs more often than this in response to observed outcomes. */
 const MIN_OBSERVED_GAP_MS = 250;
 
+/** Logs a change of state once (Dagu found, gone, back, unusable) and a new REST dialect. */
+function reportChange(
+  log: DaguReadinessOptions['log'],
+  url: string,
+  previous: DaguReadinessSnapshot | undefined,
+  next: DaguReadinessSnapshot,
+): void {
+  const was = previous === undefined ? undefined : stateOf(previous);
+  const now = stateOf(next);
+  const facts = { dagu: url, version: next.version, apiBase: next.apiBase };
+  if (now === was) {
+    if (now === 'ready' && previous?.apiBase !== next.apiBase) log.info(facts, 'Dagu REST dialect changed');
+    return;
+  }
+  if (now === 'ready') {
+    log.info(facts, was === undefined ? 'Dagu found' : 'Dagu is reachable again');
+  } else if (now === 'unreachable') {
+    log.warn({ dagu: url, reason: next.detail }, 'Dagu is unreachable; /readyz answers 503 until it is back');
+  } else {
+    log.warn({ ...facts, reason: next.problem }, 'Dagu answers but cannot be used; /readyz answers 503');
+  }
+}
+
+/** One probe with its own timeout; a throw or a timeout is an unreachable Dagu, with the reason. */
+async function probeWithin(
+  probe: DaguReadinessOptions['probe'],
+  timeoutMs: number,
+): Promise<DaguProbeResult> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  let result: DaguProbeResult;
+  try {
+    result = await probe(signal);
+  } catch (error) {
+    result = { reachable: false, detail: error instanceof Error ? error.message : String(error) };
+  }
+  if (!result.reachable && signal.aborted) {
+    result = { ...result, detail: `Dagu did not answer its health route within ${timeoutMs} ms` };
+  }
+  return result;
+}
+
 /**
  * Readiness of the upstream Dagu, kept off the request path: a background probe with its own short
  * timeout refreshes a cached result, `/readyz` answers from that cache, and a change of state is logged
@@ -65,43 +106,10 @@ export function createDaguReadiness(options: DaguReadinessOptions): DaguReadines
   let lastObservedProbe = 0;
   let closed = false;
 
-  const report = (previous: DaguReadinessSnapshot | undefined, next: DaguReadinessSnapshot) => {
-    const was = previous === undefined ? undefined : stateOf(previous);
-    const now = stateOf(next);
-    const facts = { dagu: url, version: next.version, apiBase: next.apiBase };
-    if (now === was) {
-      if (now === 'ready' && previous?.apiBase !== next.apiBase)
-        options.log.info(facts, 'Dagu REST dialect changed');
-      return;
-    }
-    if (now === 'ready') {
-      options.log.info(facts, was === undefined ? 'Dagu found' : 'Dagu is reachable again');
-    } else if (now === 'unreachable') {
-      options.log.warn(
-        { dagu: url, reason: next.detail },
-        'Dagu is unreachable; /readyz answers 503 until it is back',
-      );
-    } else {
-      options.log.warn(
-        { ...facts, reason: next.problem },
-        'Dagu answers but cannot be used; /readyz answers 503',
-      );
-    }
-  };
-
   const probeOnce = async (): Promise<DaguReadinessSnapshot> => {
-    const signal = AbortSignal.timeout(options.timeoutMs);
-    let result: DaguProbeResult;
-    try {
-      result = await options.probe(signal);
-    } catch (error) {
-      result = { reachable: false, detail: error instanceof Error ? error.message : String(error) };
-    }
-    if (!result.reachable && signal.aborted) {
-      result = { ...result, detail: `Dagu did not answer its health route within ${options.timeoutMs} ms` };
-    }
+    const result = await probeWithin(options.probe, options.timeoutMs);
     const next: DaguReadinessSnapshot = { ...result, url, checkedAt: now().toISOString() };
-    if (!closed) report(snapshot, next);
+    if (!closed) reportChange(options.log, url, snapshot, next);
     snapshot = next;
     options.onProbe?.(next);
     return next;

@@ -51,48 +51,14 @@ interface StoreParams {
   cache?: number;
 }
 
+/** Which store counts now, and why it switched: the caller's own bookkeeping. */
+type UseStore = (store: RateLimitStoreKind, error?: Error) => void;
+
 /**
- * The per-caller rate limit kept in Redis, so N replicas give a caller one budget, with a local
- * fallback: when Redis does not answer (down, unreachable, slower than the command timeout), the call
- * is counted in this process and served, the switch is logged once and shown in the metrics; when
- * Redis answers again the shared count takes over. Commands never queue while Redis is away
- * (`enableOfflineQueue: false`), so a dead Redis costs a call nothing but the local count.
+ * The store class handed to the plugin: counts in Redis while it answers, else in this process
+ * (calling `use` on every outcome and `onFallback` for each call counted locally).
  */
-export function createSharedRateLimitStore(options: SharedRateLimitStoreOptions): SharedRateLimitStore {
-  const redis = new Redis(options.url, {
-    enableOfflineQueue: false,
-    commandTimeout: options.commandTimeoutMs ?? 500,
-    connectTimeout: 2000,
-    maxRetriesPerRequest: 0,
-    // Reconnect forever, at most every 2 s: the fallback serves meanwhile.
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
-  });
-  const target = displayUrl(options.url);
-  let active: RateLimitStoreKind = 'local';
-  let lastError: string | undefined;
-  let closed = false;
-  options.onStoreChange?.('local');
-
-  const use = (store: RateLimitStoreKind, error?: Error) => {
-    if (store === active || closed) return;
-    active = store;
-    options.onStoreChange?.(store);
-    if (store === 'redis')
-      options.log.info({ redis: target }, 'rate limit: counting in Redis (shared by replicas)');
-    else
-      options.log.warn(
-        { redis: target, error: error?.message ?? lastError },
-        'rate limit: Redis unavailable, counting in this process until it answers again',
-      );
-  };
-  // ioredis emits an error per failed reconnect; without a listener that would crash the process.
-  redis.on('error', (error: Error) => {
-    lastError = error.message;
-    options.log.debug({ redis: target, error: error.message }, 'rate limit: Redis connection error');
-  });
-  redis.on('ready', () => use('redis'));
-  redis.on('close', () => use('local'));
-
+function failoverStore(redis: Redis, use: UseStore, onFallback: (() => void) | undefined) {
   // The plugin builds the store from its settings and calls `child` with the merged limiter settings
   // (its type declarations say route options; the code passes the settings).
   class FailoverStore implements PluginStore {
@@ -108,7 +74,7 @@ export function createSharedRateLimitStore(options: SharedRateLimitStoreOptions)
     incr(key: string, callback: Counted, timeWindow: number, max: number): void {
       const countLocally = (error?: Error) => {
         use('local', error);
-        options.onFallback?.();
+        onFallback?.();
         this.local.incr(key, callback, timeWindow, max);
       };
       if (redis.status !== 'ready') {
@@ -134,6 +100,52 @@ export function createSharedRateLimitStore(options: SharedRateLimitStoreOptions)
       return new FailoverStore({ ...this.params, ...routeOptions });
     }
   }
+  return FailoverStore;
+}
+
+/**
+ * The per-caller rate limit kept in Redis, so N replicas give a caller one budget, with a local
+ * fallback: when Redis does not answer (down, unreachable, slower than the command timeout), the call
+ * is counted in this process and served, the switch is logged once and shown in the metrics; when
+ * Redis answers again the shared count takes over. Commands never queue while Redis is away
+ * (`enableOfflineQueue: false`), so a dead Redis costs a call nothing but the local count.
+ */
+export function createSharedRateLimitStore(options: SharedRateLimitStoreOptions): SharedRateLimitStore {
+  const redis = new Redis(options.url, {
+    enableOfflineQueue: false,
+    commandTimeout: options.commandTimeoutMs ?? 500,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    // Reconnect forever, at most every 2 s: the fallback serves meanwhile.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+  });
+  const target = displayUrl(options.url);
+  let active: RateLimitStoreKind = 'local';
+  let lastError: string | undefined;
+  let closed = false;
+  options.onStoreChange?.('local');
+
+  const use: UseStore = (store, error) => {
+    if (store === active || closed) return;
+    active = store;
+    options.onStoreChange?.(store);
+    if (store === 'redis')
+      options.log.info({ redis: target }, 'rate limit: counting in Redis (shared by replicas)');
+    else
+      options.log.warn(
+        { redis: target, error: error?.message ?? lastError },
+        'rate limit: Redis unavailable, counting in this process until it answers again',
+      );
+  };
+  // ioredis emits an error per failed reconnect; without a listener that would crash the process.
+  redis.on('error', (error: Error) => {
+    lastError = error.message;
+    options.log.debug({ redis: target, error: error.message }, 'rate limit: Redis connection error');
+  });
+  redis.on('ready', () => use('redis'));
+  redis.on('close', () => use('local'));
+
+  const FailoverStore = failoverStore(redis, use, options.onFallback);
 
   return {
     store: FailoverStore as unknown as FastifyRateLimitStoreCtor,

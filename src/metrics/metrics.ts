@@ -1,16 +1,27 @@
-import {
-  Counter,
-  collectDefaultMetrics,
-  Gauge,
-  Histogram,
-  Registry,
-  type RegistryContentType,
-} from 'prom-client';
-import { AUTH_FAILURE_REASONS, type AuthFailureReason } from '../core/auth-reasons.ts';
+import { collectDefaultMetrics, Registry, type RegistryContentType } from 'prom-client';
+import type { AuthFailureReason } from '../core/auth-reasons.ts';
 import { DEPRECATED_TARGET_ALIASES, ERROR_CODES, READ_TARGETS } from '../core/contract.ts';
 import { MCP_METHODS } from '../core/mcp-methods.ts';
-import { REFUSAL_REASONS, type RefusalReason } from '../core/refusal-reasons.ts';
+import type { RefusalReason } from '../core/refusal-reasons.ts';
+import {
+  type CacheGauge,
+  type CacheUse,
+  type RegisteredMetrics,
+  registerMetrics,
+  type ScrapeSources,
+  type WorkbookPoolGauge,
+  type WorkbookRejectReason,
+} from './definitions.ts';
 import { exposition, observeWithTrace, operationHistogram } from './exemplars.ts';
+
+export {
+  CACHE_USES,
+  type CacheGauge,
+  type CacheUse,
+  WORKBOOK_REJECT_REASONS,
+  type WorkbookPoolGauge,
+  type WorkbookRejectReason,
+} from './definitions.ts';
 
 /**
  * Prometheus metrics of the gateway, on a registry of its own (tests build many apps in one process).
@@ -95,27 +106,6 @@ export type RateLimitReason = 'rate' | 'concurrency';
 
 /** `lean`: the gateway's own path for dagu_read calls and resource reads; `sdk`: the MCP SDK. */
 export type ServingPath = 'lean' | 'sdk';
-/** Why the workbook pool refused a read: its queue was full, or no worker was free in time. */
-export const WORKBOOK_REJECT_REASONS = ['queue_full', 'queue_timeout'] as const;
-export type WorkbookRejectReason = (typeof WORKBOOK_REJECT_REASONS)[number];
-
-/** The uses of the shared cache: finished step-log windows, and any Dagu answer under CACHE_TTL_MS. */
-export const CACHE_USES = ['step_log', 'dagu_ttl'] as const;
-export type CacheUse = (typeof CACHE_USES)[number];
-
-/** The shared cache as the metrics see it, read at each scrape. */
-export interface CacheGauge {
-  bytes: number;
-  entries: number;
-  maxBytes: number;
-}
-
-/** The workbook pool as the metrics see it, read at each scrape. */
-export interface WorkbookPoolGauge {
-  size: number;
-  running: number;
-  queued: number;
-}
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -169,7 +159,30 @@ export interface MetricsOptions {
   exemplars?: boolean;
 }
 
-const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Records a readiness probe: `dagu_up` 1/0, and `dagu_build_info{version}` when the version changes. */
+function probeRecorder(
+  daguUp: RegisteredMetrics['daguUp'],
+  daguBuildInfo: RegisteredMetrics['daguBuildInfo'],
+): GatewayMetrics['daguProbed'] {
+  let shownVersion: string | undefined;
+  return ({ reachable, version }) => {
+    daguUp.set(reachable ? 1 : 0);
+    // A version string is Dagu's, not the caller's, but still bounded: one series, replaced on change.
+    const label = version !== undefined && /^[A-Za-z0-9._+-]{1,40}$/.test(version) ? version : undefined;
+    if (label === undefined || label === shownVersion) return;
+    daguBuildInfo.reset();
+    daguBuildInfo.set({ version: label }, 1);
+    shownVersion = label;
+  };
+}
+
+/** Sets the store gauge: 1 for the store counting now, 0 for the other. */
+function storeSwitch(gauge: RegisteredMetrics['rateLimitStore']) {
+  return (store: 'redis' | 'local') => {
+    gauge.set({ store }, 1);
+    gauge.set({ store: store === 'redis' ? 'local' : 'redis' }, 0);
+  };
+}
 
 export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const registry = new Registry();
@@ -178,155 +191,44 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     (registry as unknown as Registry<RegistryContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   }
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const operationDuration = operationHistogram(registry, options.exemplars === true);
+  const sources: ScrapeSources = {
+    cache: () => ({ bytes: 0, entries: 0, maxBytes: 0 }),
+    workbookPool: () => ({ size: 0, running: 0, queued: 0 }),
+  };
+  return recorder(options, registry, operationDuration, sources, registerMetrics(registry, sources));
+}
+
+/** What a histogram, counter or gauge records is bounded by the mappings above before it is recorded. */
+function recorder(
+  options: MetricsOptions,
+  registry: Registry,
+  operationDuration: ReturnType<typeof operationHistogram>,
+  sources: ScrapeSources,
+  metrics: RegisteredMetrics,
+): GatewayMetrics {
   const tool = oneOf(options.toolNames ?? ['dagu_read']);
   const route = templateGuard(options.maxUpstreamRoutes ?? 64);
-
-  const operationDuration = operationHistogram(registry, options.exemplars === true);
-  const upstreamDuration = new Histogram({
-    name: 'dagu_upstream_request_duration_seconds',
-    help: 'Duration of the gateway’s requests to the Dagu REST API, by route template and HTTP status.',
-    labelNames: ['route', 'status'],
-    buckets: UPSTREAM_BUCKETS,
-    registers: [registry],
-  });
-  const upstreamJoined = new Counter({
-    name: 'dagu_upstream_requests_joined_total',
-    help: 'Dagu GETs answered by an identical request that another read asked for in the same event-loop turn (coalesced: no request of their own), by route template.',
-    labelNames: ['route'],
-    registers: [registry],
-  });
-  const cacheLookups = new Counter({
-    name: 'mcp_gateway_cache_lookups_total',
-    help: 'Lookups in the shared in-memory cache, by use (`step_log`: finished step-log windows; `dagu_ttl`: any Dagu answer under CACHE_TTL_MS) and result (`hit`, `miss`).',
-    labelNames: ['cache', 'result'],
-    registers: [registry],
-  });
-  for (const cache of CACHE_USES)
-    for (const result of ['hit', 'miss']) cacheLookups.inc({ cache, result }, 0);
-  const cacheEvictions = new Counter({
-    name: 'mcp_gateway_cache_evictions_total',
-    help: 'Entries the shared cache dropped to stay within CACHE_MAX_BYTES.',
-    registers: [registry],
-  });
-  /** A gauge whose value is read at each scrape. */
-  const scrapedGauge = (name: string, help: string, read: () => number) =>
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.set(read());
-      },
-    });
-  let cacheLoad: () => CacheGauge = () => ({ bytes: 0, entries: 0, maxBytes: 0 });
-  scrapedGauge('mcp_gateway_cache_bytes', 'Bytes held by the shared cache now.', () => cacheLoad().bytes);
-  scrapedGauge(
-    'mcp_gateway_cache_entries',
-    'Entries held by the shared cache now.',
-    () => cacheLoad().entries,
-  );
-  scrapedGauge(
-    'mcp_gateway_cache_max_bytes',
-    'Bytes the shared cache may hold (CACHE_MAX_BYTES; 0: off).',
-    () => cacheLoad().maxBytes,
-  );
-  const authFailures = new Counter({
-    name: 'mcp_gateway_auth_failures_total',
-    help: 'Requests refused by authentication (401) or by the API key surface rule (403), by reason.',
-    labelNames: ['reason'],
-    registers: [registry],
-  });
-  const rateLimited = new Counter({
-    name: 'mcp_gateway_rate_limited_total',
-    help: 'Tool calls refused with 429: per-identity rate (`rate`) or concurrent calls (`concurrency`).',
-    labelNames: ['reason'],
-    registers: [registry],
-  });
-  const inflight = new Gauge({
-    name: 'mcp_gateway_inflight_calls',
-    help: 'Tool calls and resource reads being served now.',
-    registers: [registry],
-  });
-  const auditWriteFailures = new Counter({
-    name: 'mcp_gateway_audit_write_failures_total',
-    help: 'Audit records that could not be written (each one is also reported on /readyz).',
-    registers: [registry],
-  });
-  const keyReloads = new Counter({
-    name: 'mcp_gateway_api_keys_reloads_total',
-    help: 'Reloads of the API key file (SIGHUP or file change), by result; on error the previous keys stay.',
-    labelNames: ['result'],
-    registers: [registry],
-  });
-  const daguUp = new Gauge({
-    name: 'dagu_up',
-    help: 'Whether Dagu answered the last readiness probe of its health route (1) or not (0).',
-    registers: [registry],
-  });
-  const daguBuildInfo = new Gauge({
-    name: 'dagu_build_info',
-    help: 'The version the connected Dagu reports on its health route (always 1; one series at a time).',
-    labelNames: ['version'],
-    registers: [registry],
-  });
-  let shownVersion: string | undefined;
-  const rateLimitStore = new Gauge({
-    name: 'mcp_gateway_rate_limit_store',
-    help: 'Where the per-caller rate limit is counted now: 1 for `redis` (shared by replicas) or `local` (this process alone), 0 for the other.',
-    labelNames: ['store'],
-    registers: [registry],
-  });
-  const rateLimitStoreFallbacks = new Counter({
-    name: 'mcp_gateway_rate_limit_store_fallbacks_total',
-    help: 'Calls counted in this process because the shared rate-limit store (Redis) did not answer.',
-    registers: [registry],
-  });
-  const useRateLimitStore = (store: 'redis' | 'local') => {
-    rateLimitStore.set({ store }, 1);
-    rateLimitStore.set({ store: store === 'redis' ? 'local' : 'redis' }, 0);
-  };
+  const {
+    upstreamDuration,
+    upstreamJoined,
+    cacheLookups,
+    cacheEvictions,
+    authFailures,
+    rateLimited,
+    inflight,
+    auditWriteFailures,
+    keyReloads,
+    daguUp,
+    daguBuildInfo,
+    rateLimitStore,
+    rateLimitStoreFallbacks,
+    servedMessages,
+    workbookRejected,
+    refusals,
+  } = metrics;
+  const useRateLimitStore = storeSwitch(rateLimitStore);
   useRateLimitStore('local');
-  const servedMessages = new Counter({
-    name: 'mcp_gateway_served_messages_total',
-    help: 'JSON-RPC messages answered on the MCP endpoint, by serving path: `lean` (dagu_read calls and resource reads in the shape clients send) or `sdk` (everything else).',
-    labelNames: ['path'],
-    registers: [registry],
-  });
-  for (const path of ['lean', 'sdk']) servedMessages.inc({ path }, 0);
-  let workbookPool: () => WorkbookPoolGauge = () => ({ size: 0, running: 0, queued: 0 });
-  scrapedGauge(
-    'mcp_gateway_workbook_workers',
-    'Workbook reader workers that may run at once (WORKBOOK_MAX_CONCURRENT).',
-    () => workbookPool().size,
-  );
-  scrapedGauge(
-    'mcp_gateway_workbook_workers_busy',
-    'Workbook reader workers reading now.',
-    () => workbookPool().running,
-  );
-  scrapedGauge(
-    'mcp_gateway_workbook_queue_length',
-    'Workbook reads waiting for a worker.',
-    () => workbookPool().queued,
-  );
-  const workbookRejected = new Counter({
-    name: 'mcp_gateway_workbook_rejected_total',
-    help: 'Workbook reads the pool refused: queue full (`queue_full`) or no worker free within WORKBOOK_QUEUE_WAIT_MS (`queue_timeout`).',
-    labelNames: ['reason'],
-    registers: [registry],
-  });
-  const refusals = new Counter({
-    name: 'mcp_gateway_refused_requests_total',
-    help: 'Requests ended without being served: time bounds, oversized headers, malformed HTTP, unknown tools and methods, batches.',
-    labelNames: ['reason'],
-    registers: [registry],
-  });
-  for (const reason of REFUSAL_REASONS) refusals.inc({ reason }, 0);
-  for (const reason of WORKBOOK_REJECT_REASONS) workbookRejected.inc({ reason }, 0);
-  for (const reason of AUTH_FAILURE_REASONS) authFailures.inc({ reason }, 0);
-  for (const reason of ['rate', 'concurrency']) rateLimited.inc({ reason }, 0);
-  // From 0: a series born at 1 shows no increase(), and the first failed reload would raise no alert.
-  for (const result of ['ok', 'error']) keyReloads.inc({ result }, 0);
 
   return {
     registry,
@@ -354,27 +256,19 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     cacheLookup: (cache, result) => cacheLookups.inc({ cache, result }),
     cacheEvicted: (count) => cacheEvictions.inc(count),
     watchCache(load) {
-      cacheLoad = load;
+      sources.cache = load;
     },
     authFailure: (reason) => authFailures.inc({ reason }),
     rateLimited: (reason) => rateLimited.inc({ reason }),
     inflight: (delta) => inflight.inc(delta),
     auditWriteFailure: () => auditWriteFailures.inc(),
     keyReload: (result) => keyReloads.inc({ result }),
-    daguProbed({ reachable, version }) {
-      daguUp.set(reachable ? 1 : 0);
-      // A version string is Dagu's, not the caller's, but still bounded: one series, replaced on change.
-      const label = version !== undefined && /^[A-Za-z0-9._+-]{1,40}$/.test(version) ? version : undefined;
-      if (label === undefined || label === shownVersion) return;
-      daguBuildInfo.reset();
-      daguBuildInfo.set({ version: label }, 1);
-      shownVersion = label;
-    },
+    daguProbed: probeRecorder(daguUp, daguBuildInfo),
     rateLimitStore: useRateLimitStore,
     rateLimitStoreFallback: () => rateLimitStoreFallbacks.inc(),
     served: (path) => servedMessages.inc({ path }),
     watchWorkbookPool: (load) => {
-      workbookPool = load;
+      sources.workbookPool = load;
     },
     workbookRejected: (reason) => workbookRejected.inc({ reason }),
     refused: (reason) => refusals.inc({ reason }),

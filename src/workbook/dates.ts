@@ -47,7 +47,7 @@ export function formatDateTime(ms: number): string {
  * A number under a date, time or date-time format as ISO text, or null when it is no Excel date.
  * A fraction under a date-only format gives a date-time. A time-only format (`hh:mm:ss`, built-ins
  * 18–21 and 45–47, elapsed `[h]:mm`) always gives `HH:MM:SS`, the time of day, whatever the whole
- * days: workbook-profile.md names the date-only fraction as the one exception to "time format →
+ * days: docs/workbook-profile.md names the date-only fraction as the one exception to "time format →
  * `HH:MM:SS`", so 1.75 under `hh:mm` is `18:00:00`, not `1900-01-01T18:00:00` (an elapsed duration
  * of 42 hours also reads as `18:00:00`).
  */
@@ -80,7 +80,8 @@ function civil(y: number, mo: number, d: number, h: number, mi: number, s: numbe
 }
 
 /**
- * Parses the date and date-time texts the profile converts (workbook-profile.md, "Conversion").
+ * Parses the date and date-time texts the profile converts (docs/workbook-profile.md, "Profile", its
+ * conversion rules).
  * An RFC 3339 offset is dropped: the wall time is kept, as for every other date in a workbook.
  */
 export function parseDateText(text: string): number | null {

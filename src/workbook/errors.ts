@@ -1,5 +1,5 @@
 /**
- * The workbook reader's failures (workbook-profile.md, "Input and errors"), as WorkbookErrors: a
+ * The workbook reader's failures (docs/workbook-profile.md, "Input and errors"), as WorkbookErrors: a
  * kind, a message that names the file, and the input field at fault. The workbook target maps them to
  * the contract's errors (src/read/targets/workbook.ts); this layer knows nothing of the contract.
  * Inside the pipeline two plain error classes mark what kind of failure happened; `toWorkbookError`

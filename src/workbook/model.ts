@@ -1,4 +1,7 @@
-/** The workbook target's data model (Spec 021 "Workbook" row; semantics in workbook-profile.md). */
+/**
+ * The workbook target's data model (docs/contract.md, "Target contracts"; semantics in
+ * docs/workbook-profile.md).
+ */
 
 import type { GatewayConfig } from '../config.ts';
 

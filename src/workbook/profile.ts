@@ -1,5 +1,5 @@
 /**
- * The column rules of the profile (workbook-profile.md, "Profile" and "Conversion") as pure
+ * The column rules of the profile (docs/workbook-profile.md, "Profile", with its conversion rules) as pure
  * functions over arrays of typed values. No I/O, no XML: the readers feed it.
  */
 import { cellAddress, columnLetters } from './cells.ts';

@@ -263,49 +263,12 @@ export class SheetProfiler {
       this.warnings.add(`only the first ${profiledWidth} of ${width} columns are profiled`);
     const cols = Array.from({ length: profiledWidth }, (_, i) => first + i);
 
-    const headerValues: CellValue[] = cols.map(() => null);
-    for (let i = 0; i < header.cols.length; i++) {
-      const at = header.cols[i]! - first;
-      if (at < 0 || at >= profiledWidth) continue;
-      headerValues[at] = header.values[i]!;
-      const error = header.errors?.[i];
-      if (error !== undefined)
-        this.warnings.add(`error value ${error}`, cellAddress(header.cols[i]!, header.row));
-    }
-    const headers = makeHeaders(cols, headerValues, header.row, this.warnings);
+    const headers = makeHeaders(cols, this.headerValues(header, first, cols), header.row, this.warnings);
 
     // Rows holding only blank text after the last non-blank row are outside the block.
     while (this.kept.length > 0 && this.kept[this.kept.length - 1]!.row > this.lastRow) this.kept.pop();
     const truncated = this.firstDropped !== 0 && this.firstDropped <= this.lastRow;
-
-    // Column-major copy of the kept rows, in row order. Error warnings follow row then column order,
-    // those of rows that hold no value merged in (such a row is never a kept row).
-    const loose = this.looseErrors.inside(first, first + profiledWidth - 1);
-    let nextLoose = 0;
-    const warnLoose = (beforeRow: number) => {
-      for (; nextLoose < loose.cells.length && loose.cells[nextLoose]!.row < beforeRow; nextLoose++) {
-        const { row, col, error } = loose.cells[nextLoose]!;
-        this.warnings.add(`error value ${error}`, cellAddress(col, row));
-      }
-    };
-    const rows = this.kept.map((kept) => kept.row);
-    const columns: CellValue[][] = cols.map(() => new Array<CellValue>(rows.length).fill(null));
-    let hiddenRows = 0;
-    for (let r = 0; r < this.kept.length; r++) {
-      const kept = this.kept[r]!;
-      if (kept.hidden) hiddenRows++;
-      warnLoose(kept.row);
-      for (let i = 0; i < kept.cols.length; i++) {
-        const at = kept.cols[i]! - first;
-        if (at < 0 || at >= profiledWidth) continue;
-        columns[at]![r] = kept.values[i]!;
-        const error = kept.errors?.[i];
-        if (error !== undefined)
-          this.warnings.add(`error value ${error}`, cellAddress(kept.cols[i]!, kept.row));
-      }
-    }
-    warnLoose(Number.POSITIVE_INFINITY);
-    this.warnings.addUnlisted(loose.unlisted);
+    const { rows, columns, hiddenRows } = this.keptColumns(first, cols);
 
     const types: Record<string, ColumnType> = {};
     const profiles = headers.map((headerName, i) => {
@@ -314,18 +277,13 @@ export class SheetProfiler {
       return profile;
     });
 
-    // The first rows of the block after the header, empty ones included (all null).
-    const sample: SampleRow[] = [];
-    const sampleEnd = Math.min(header.row + SAMPLE_ROWS, this.lastRow);
-    let next = 0;
-    for (let row = header.row + 1; row <= sampleEnd; row++) {
-      while (next < rows.length && rows[next]! < row) next++;
-      const at = rows[next] === row ? next : -1;
-      const entry: SampleRow = { [ROW_KEY]: row };
-      for (let i = 0; i < headers.length; i++)
-        setOwn(entry, headers[i]!, at === -1 ? null : columns[i]![at]!);
-      sample.push(entry);
-    }
+    const sample = sampleRows(
+      header.row,
+      Math.min(header.row + SAMPLE_ROWS, this.lastRow),
+      headers,
+      rows,
+      columns,
+    );
 
     const sheet: WorkbookSheet = {
       ...base,
@@ -342,6 +300,77 @@ export class SheetProfiler {
     };
     return { sheet, warnings: this.warnings.list() };
   }
+
+  /** The header row's values over the profiled columns; its error values are warned about. */
+  private headerValues(header: KeptRow, first: number, cols: number[]): CellValue[] {
+    const values: CellValue[] = cols.map(() => null);
+    for (let i = 0; i < header.cols.length; i++) {
+      const at = header.cols[i]! - first;
+      if (at < 0 || at >= cols.length) continue;
+      values[at] = header.values[i]!;
+      const error = header.errors?.[i];
+      if (error !== undefined)
+        this.warnings.add(`error value ${error}`, cellAddress(header.cols[i]!, header.row));
+    }
+    return values;
+  }
+
+  /**
+   * Column-major copy of the kept rows, in row order. Error warnings follow row then column order,
+   * those of rows that hold no value merged in (such a row is never a kept row).
+   */
+  private keptColumns(
+    first: number,
+    cols: number[],
+  ): { rows: number[]; columns: CellValue[][]; hiddenRows: number } {
+    const loose = this.looseErrors.inside(first, first + cols.length - 1);
+    let nextLoose = 0;
+    const warnLoose = (beforeRow: number) => {
+      for (; nextLoose < loose.cells.length && loose.cells[nextLoose]!.row < beforeRow; nextLoose++) {
+        const { row, col, error } = loose.cells[nextLoose]!;
+        this.warnings.add(`error value ${error}`, cellAddress(col, row));
+      }
+    };
+    const rows = this.kept.map((kept) => kept.row);
+    const columns: CellValue[][] = cols.map(() => new Array<CellValue>(rows.length).fill(null));
+    let hiddenRows = 0;
+    for (let r = 0; r < this.kept.length; r++) {
+      const kept = this.kept[r]!;
+      if (kept.hidden) hiddenRows++;
+      warnLoose(kept.row);
+      for (let i = 0; i < kept.cols.length; i++) {
+        const at = kept.cols[i]! - first;
+        if (at < 0 || at >= cols.length) continue;
+        columns[at]![r] = kept.values[i]!;
+        const error = kept.errors?.[i];
+        if (error !== undefined)
+          this.warnings.add(`error value ${error}`, cellAddress(kept.cols[i]!, kept.row));
+      }
+    }
+    warnLoose(Number.POSITIVE_INFINITY);
+    this.warnings.addUnlisted(loose.unlisted);
+    return { rows, columns, hiddenRows };
+  }
+}
+
+/** The rows after the header up to `sampleEnd`, empty ones included (all null). */
+function sampleRows(
+  headerRow: number,
+  sampleEnd: number,
+  headers: string[],
+  rows: number[],
+  columns: CellValue[][],
+): SampleRow[] {
+  const sample: SampleRow[] = [];
+  let next = 0;
+  for (let row = headerRow + 1; row <= sampleEnd; row++) {
+    while (next < rows.length && rows[next]! < row) next++;
+    const at = rows[next] === row ? next : -1;
+    const entry: SampleRow = { [ROW_KEY]: row };
+    for (let i = 0; i < headers.length; i++) setOwn(entry, headers[i]!, at === -1 ? null : columns[i]![at]!);
+    sample.push(entry);
+  }
+  return sample;
 }
 
 /** A row as tests and other engines hand it in: cells by 0-based column. */

@@ -1,4 +1,4 @@
-/** Value-level rules of the profile: kinds, keys, cuts and number parsing (workbook-profile.md). */
+/** Value-level rules of the profile: kinds, keys, cuts and number parsing (docs/workbook-profile.md). */
 import { ISO_DATE, ISO_DATETIME } from './dates.ts';
 import type { CellValue } from './model.ts';
 

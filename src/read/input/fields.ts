@@ -6,12 +6,13 @@ import {
   TARGET_FIELDS,
   type TargetField,
 } from '../../core/contract.ts';
-import { definitionOf } from '../targets/index.ts';
+import type { TargetDefinition } from '../definition.ts';
+import { TARGET_DEFINITIONS } from '../targets/index.ts';
 
 /**
- * The field and target tables of Spec 021 ("Input" and "Target contracts"): the field table as data,
- * the target table derived from the target definitions (src/read/targets/). Validation, the JSON
- * schema and the tests are derived from these.
+ * The field and target tables of the contract (docs/contract.md, "Input" and "Target contracts"):
+ * the field table as data, the target table derived from the target definitions (src/read/targets/).
+ * Validation, the JSON schema and the tests are derived from these.
  */
 
 /** Every field that belongs to target mode: combining any of them with `uri` is a mixed request. */
@@ -58,17 +59,22 @@ export interface TargetSpec {
   uriInTargetMode: boolean;
 }
 
-/** The contract's target table, from the target definitions; every field not listed is forbidden. */
-export const TARGET_SPECS: Readonly<Record<ReadTarget, TargetSpec>> = (() => {
+/** The target table of some definitions; every field not listed is forbidden. */
+export function targetSpecsOf(
+  definitions: Readonly<Record<ReadTarget, TargetDefinition>>,
+): Readonly<Record<ReadTarget, TargetSpec>> {
   const specs = {} as Record<ReadTarget, TargetSpec>;
   for (const target of READ_TARGETS) {
-    const definition = definitionOf(target);
+    const definition = definitions[target];
     const { required, optional, together = [], defaults = {} } = definition.fields;
     const uriInTargetMode = definition.uri?.targetMode !== undefined;
     specs[target] = Object.freeze({ required, optional, together, defaults, uriInTargetMode });
   }
   return Object.freeze(specs);
-})();
+}
+
+/** The contract's target table, from the target definitions (src/read/targets/). */
+export const TARGET_SPECS: Readonly<Record<ReadTarget, TargetSpec>> = targetSpecsOf(TARGET_DEFINITIONS);
 
 export type FieldRule = 'required' | 'optional' | 'forbidden';
 

@@ -32,7 +32,7 @@ import { dotSegmentField, segmentNoun, VALUE_RULES_BY_TARGET } from './value-rul
  *     neither target nor uri              → invalid_tool_input
  *  URI mode: 5. the URI (see parseResourceUri for its own order), then the bounds of its parts.
  *  Target mode:
- *  5. target: unsupported → unsupported_read_target (aliases docs/doc/doc_search resolve first)
+ *  5. target: unsupported → unsupported_read_target (the aliases docs, doc and doc_search resolve first)
  *  6. forbidden fields, in field-table order
  *  7. required fields, in field-table order, then fields that must come together
  *  8. defaults (reference name, workspace `all`), then field values (limit range, wiki_page
@@ -53,7 +53,7 @@ function faultyFields(fields: readonly string[]): { field?: string; details?: { 
 
 /**
  * Where a URI-mode request that also carries target-mode fields points. `uri` and those fields are
- * all causes (Spec 021: `details` when "More than one field caused the failure"), so `details.fields`
+ * all causes (the contract wants `details` when more than one field caused the failure), so `details.fields`
  * always names them, `uri` first; `field` names the one target-mode field to drop when there is
  * exactly one. Both readings of the rule, "the stray field" and "uri and the stray field", hold.
  */
@@ -235,23 +235,12 @@ export const TARGETS_WITH_TARGET_MODE_URI: readonly ReadTarget[] = READ_TARGETS.
   (target) => TARGET_SPECS[target].uriInTargetMode,
 );
 
-function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
-  const target = resolveTargetName(supplied);
-  if (target === undefined) {
-    throw new ReadError({
-      code: 'unsupported_read_target',
-      message: `Unsupported read target ${shown(supplied)}; supported targets: ${TARGET_NAMES}.`,
-      target: supplied,
-      field: 'target',
-    });
-  }
+/** Which fields the target forbids, requires, or requires together: the first rule broken throws. */
+function checkPresence(given: Given, target: ReadTarget): void {
   const spec = TARGET_SPECS[target];
   const rules = FIELD_RULES[target];
-  const fail = (field: TargetField, message: string) => readError.invalidInput(message, { target, field });
-
   const failAll = (failed: readonly TargetField[], message: string) =>
     readError.invalidInput(message, { target, ...faultyFields(failed) });
-
   const forbidden = TARGET_FIELDS.filter((field) => rules[field] === 'forbidden' && has(given, field));
   if (forbidden.length > 0) {
     const verb = forbidden.length === 1 ? 'is' : 'are';
@@ -264,11 +253,19 @@ function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
   }
   for (const [a, b] of spec.together) {
     if (has(given, a) && !has(given, b))
-      throw fail(b, `The ${b} field is required with ${a} for target ${target}.`);
+      throw failField(target, b, `The ${b} field is required with ${a} for target ${target}.`);
     if (has(given, b) && !has(given, a))
-      throw fail(a, `The ${a} field is required with ${b} for target ${target}.`);
+      throw failField(target, a, `The ${a} field is required with ${b} for target ${target}.`);
   }
+}
 
+function failField(target: ReadTarget, field: TargetField, message: string): ReadError {
+  return readError.invalidInput(message, { target, field });
+}
+
+/** The given fields with the target's defaults filled in, each checked against its value rules. */
+function fieldsOf(given: Given, target: ReadTarget): ReadFields {
+  const spec = TARGET_SPECS[target];
   const fields: ReadFields = {};
   for (const field of TARGET_FIELDS) {
     if (field === 'limit') {
@@ -284,17 +281,22 @@ function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
     const problem = rule.problem(value);
     if (problem !== undefined) {
       const message = rule.message?.(value) ?? `The ${rule.field} field ${problem} for target ${target}.`;
-      throw fail(rule.field, message);
+      throw failField(target, rule.field, message);
     }
   }
+  return fields;
+}
 
+/** The query of a target-mode read: the query field, and the Wiki prefix field as its `prefix`. */
+function targetModeQuery(target: ReadTarget, fields: ReadFields): ReadQuery | undefined {
   let query: ReadQuery | undefined;
   if (fields.query !== undefined && isQueryTarget(target)) {
     query = validateQuery(target, fields.query, { mode: 'target' });
   }
   if (target === 'wiki' && fields.prefix !== undefined) {
     if (queryValues(query, 'prefix').length > 0) {
-      throw fail(
+      throw failField(
+        target,
         'prefix',
         'Give the Wiki prefix either as the prefix field or as a query parameter, not both.',
       );
@@ -302,6 +304,22 @@ function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
     // The prefix narrows the listing, so it belongs in the URI that names this listing.
     query = appendQueryParam(query, 'prefix', fields.prefix);
   }
+  return query;
+}
+
+function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
+  const target = resolveTargetName(supplied);
+  if (target === undefined) {
+    throw new ReadError({
+      code: 'unsupported_read_target',
+      message: `Unsupported read target ${shown(supplied)}; supported targets: ${TARGET_NAMES}.`,
+      target: supplied,
+      field: 'target',
+    });
+  }
+  checkPresence(given, target);
+  const fields = fieldsOf(given, target);
+  const query = targetModeQuery(target, fields);
 
   const dotted = dotSegmentField(target, fields);
   if (dotted !== undefined) {

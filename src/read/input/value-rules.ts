@@ -57,7 +57,7 @@ const VALUE_RULES: readonly ValueRule[] = [
       WORKBOOK_EXTENSIONS.has(extname(String(value)).toLowerCase())
         ? undefined
         : 'must name an .xlsx or .xlsm file',
-    // workbook-profile.md, "Input and errors": `<file name>: only .xlsx and .xlsm workbooks …`.
+    // docs/workbook-profile.md, "Input and errors": `<file name>: only .xlsx and .xlsm workbooks …`.
     message: (value) =>
       `${basename(String(value))}: only .xlsx and .xlsm workbooks are supported; save as .xlsx`,
   },

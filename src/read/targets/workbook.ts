@@ -14,7 +14,10 @@ const CONTRACT_ERROR: Readonly<Record<WorkbookFailureKind, { code: ErrorCode; fi
   failed: { code: 'internal_error' },
 };
 
-/** The contract's error for a failure of the workbook reader (workbook-profile.md, "Input and errors"). */
+/**
+ * The contract's error for a failure of the workbook reader (docs/workbook-profile.md,
+ * "Input and errors").
+ */
 export function readErrorFromWorkbook(error: WorkbookError): ReadError {
   return new ReadError(
     { ...CONTRACT_ERROR[error.kind], message: error.message },
@@ -23,7 +26,7 @@ export function readErrorFromWorkbook(error: WorkbookError): ReadError {
 }
 
 /**
- * `workbook`: profiles an .xlsx/.xlsm file on the gateway's host (spec/workbook-profile.md). The reader
+ * `workbook`: profiles an .xlsx/.xlsm file on the gateway's host (docs/workbook-profile.md). The reader
  * checks the path, roots and bounds itself and runs the parse in a worker thread; the password goes to
  * it and nowhere else.
  */

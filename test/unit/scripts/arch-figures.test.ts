@@ -81,10 +81,65 @@ describe('architecture figures', () => {
     );
   });
 
-  // Ratchet: no function joins the ones over 80 lines (13 when the measure was added, most of them
-  // factories whose bodies are tables: metrics, settings, the Dagu client); the list only shrinks.
+  it('measures a function whose signature Biome wrapped over several lines, signature included', async () => {
+    const { functionsOf } = await import('../../../scripts/arch-figures.mjs');
+    const text = [
+      'export async function wrapped(',
+      '  first: string,',
+      '  second: number,',
+      '): Promise<void> {',
+      '  await run(first, second);',
+      '}',
+      'const arrow = async (',
+      '  value: string,',
+      ') => {',
+      '  return value;',
+      '};',
+      'call(',
+      '  argument,',
+      ');',
+    ];
+    assert.deepEqual(
+      functionsOf('x.ts', text.join('\n')).map((fn) => [fn.name, fn.lines]),
+      [
+        ['wrapped', 6],
+        ['arrow', 5],
+      ],
+    );
+  });
+
+  it('tells a declarative table (one return of a literal) from a function with logic', async () => {
+    const { functionsOf } = await import('../../../scripts/arch-figures.mjs');
+    const tableOf = (lines: string[]) =>
+      functionsOf('x.ts', lines.join('\n')).map((fn) => [fn.name, fn.table]);
+    const table = [
+      'export function settings() {',
+      '  return {',
+      "    a: 'x',",
+      '    b: [1, 2],',
+      '  };',
+      '}',
+    ];
+    assert.deepEqual(tableOf(table), [['settings', true]]);
+    assert.deepEqual(tableOf(['function list() {', '  return [', '    1,', '  ];', '}']), [['list', true]]);
+    // A statement before the literal, or after it, is logic.
+    const before = ['function f() {', '  const a = 1;', '  return {', '    a,', '  };', '}'];
+    assert.deepEqual(tableOf(before), [['f', false]]);
+    const after = ['function g() {', '  return {', '    a: 1,', '  };', '  sideEffect();', '}'];
+    assert.deepEqual(tableOf(after), [['g', false]]);
+    // A method inside a table is measured on its own, and is not a table when it has logic.
+    const methods = ['function h() {', '  return {', '    m() {', '      run();', '    },', '  };', '}'];
+    assert.deepEqual(tableOf(methods), [
+      ['h', true],
+      ['m', false],
+    ]);
+  });
+
+  // Ratchet: no function joins the ones over 80 lines (13 when the measure was added; 4 left, all
+  // on the request path: createDaguClient, mcpEndpoint, createAuditLog, callMetering); the list only
+  // shrinks, to 0. Declarative tables (figures.tablesOver80) are exempt by the rule, not by this count.
   it('no new function passes 80 lines', () => {
-    assert.ok(figures.functionsOver80.length <= 13, figures.functionsOver80.join('\n'));
+    assert.ok(figures.functionsOver80.length <= 4, figures.functionsOver80.join('\n'));
   });
 
   it('no source file is longer than the limit', () => {
