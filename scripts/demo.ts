@@ -18,11 +18,7 @@ import {
   startDagu,
 } from '../test/support/dagu.ts';
 import { connectWithOAuth, HeadlessOAuthProvider } from '../test/support/oauth-clients.ts';
-import {
-  type AuthorizationServer,
-  DAGU_SCOPES,
-  startAuthorizationServer,
-} from '../test/support/oidc-provider.ts';
+import type { AuthorizationServer } from '../test/support/oidc-provider.ts';
 import { fixtureDir, writeSmallWorkbook } from '../test/support/workbook-fixtures.ts';
 import { clientSnippets } from './client-snippets.ts';
 
@@ -71,6 +67,8 @@ const publicUrl = `http://127.0.0.1:${port}`;
 const demoUser = { login: 'demo', password: randomBytes(9).toString('base64url') };
 let authServer: AuthorizationServer | undefined;
 if (oauth) {
+  // Loaded only here: oidc-provider prints a warning on Node 20 as soon as it is imported.
+  const { DAGU_SCOPES, startAuthorizationServer } = await import('../test/support/oidc-provider.ts');
   // Clients may step up to the workbook scope later (the SDKs register with the first challenge's scope).
   authServer = await startAuthorizationServer({
     accounts: { [demoUser.login]: demoUser.password },

@@ -118,7 +118,8 @@ function anonymousAuthenticator(config: AuthenticatorConfig, log: Log): Authenti
     );
   }
   log.warn(
-    { host: config.host, allowAnonymous: auth.allowAnonymous },
+    // Why anonymous callers are served: the bind address, or the explicit setting.
+    { host: config.host, anonymousBecause: auth.allowAnonymous ? 'AUTH_ALLOW_ANONYMOUS' : 'loopback' },
     '!!! NO AUTHENTICATION: every caller is served as "anonymous" with unrestricted read access. ' +
       'Configure AUTH_API_KEYS_FILE or a JWT mode before exposing the gateway. !!!',
   );

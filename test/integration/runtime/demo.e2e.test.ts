@@ -103,6 +103,8 @@ test('npm run demo: once its banner is printed, every line the gateway writes is
   try {
     await demo.printed(/Ctrl-C stops the gateway and Dagu\.\n/);
     const bannerEnd = demo.stdout().length;
+    // Without --oauth nothing of the authorization server is loaded (oidc-provider warns on Node 20).
+    assert.doesNotMatch(demo.output(), /WARNING|oidc-provider/);
     const mcpUrl = `http://127.0.0.1:${demo.port}/mcp`;
     // Both eras, so the SDK answers both legs (the modern one prints the notice).
     for (const era of ['modern', 'legacy'] as const) {

@@ -460,7 +460,7 @@ describe('anonymous access', () => {
         name: 'anonymous',
         role: 'viewer',
       });
-      assert.match(h.log.text(), /^warn !!! NO AUTHENTICATION/m);
+      assert.match(h.log.text(), /^warn !!! NO AUTHENTICATION.*"anonymousBecause":"loopback"/m);
     } finally {
       await h.app.close();
     }
@@ -477,7 +477,7 @@ describe('anonymous access', () => {
       log,
     );
     assert.equal(open.anonymous, true);
-    assert.match(log.text(), /NO AUTHENTICATION/);
+    assert.match(log.text(), /NO AUTHENTICATION.*"anonymousBecause":"AUTH_ALLOW_ANONYMOUS"/);
   });
 
   it('ignores AUTH_ALLOW_ANONYMOUS when credentials are configured', async () => {
