@@ -1,0 +1,197 @@
+/**
+ * Tests mirror the code (issue 16): every module of src/ has a test file at the same path under
+ * test/unit/ (or one named by its kind under test/integration/), or has no runtime code to test.
+ * scripts/test-mirror.mjs measures it; the modules still without a mirror are a ratchet that only shrinks.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { exemption, mirrorFigures, mirrorsOf } from '../../../scripts/test-mirror.mjs';
+
+/**
+ * Modules that still have no mirror, each with why. Entries may only be removed (write the module's test
+ * file, then drop its line): a module added to src/ without a test fails the first test below.
+ */
+const RATCHET: Record<string, string> = {
+  'app.ts':
+    'tested only through test/integration/auth/credentials.e2e.test.ts, test/integration/http/tls.e2e.test.ts and 1 more',
+  'audit/redact.ts': 'tested only through test/unit/audit/audit-log.test.ts',
+  'auth/authenticate.ts':
+    'tested only through test/unit/auth/authentication.test.ts, test/unit/auth/groups.test.ts',
+  'auth/jwks.ts': 'reached only through end-to-end files named by topic',
+  'auth/watched-file.ts': 'reached only through end-to-end files named by topic',
+  'core/access.ts':
+    'tested only through test/integration/dagu/search.test.ts, test/integration/dagu/step-log.test.ts and 5 more',
+  'core/auth-reasons.ts': 'reached only through end-to-end files named by topic',
+  'core/contract.ts':
+    'tested only through test/unit/mcp/schemas.test.ts, test/unit/read/input/fields.test.ts and 3 more',
+  'core/log.ts': 'reached only through end-to-end files named by topic',
+  'core/mcp-methods.ts': 'reached only through end-to-end files named by topic',
+  'core/refusal-reasons.ts': 'reached only through end-to-end files named by topic',
+  'core/shown-value.ts': 'reached only through end-to-end files named by topic',
+  'gateway-core.ts': 'tested only through test/unit/trace/loading.test.ts',
+  'http/call-metering.ts': 'tested only through test/unit/auth/authentication.test.ts',
+  'http/errors.ts': 'tested only through test/unit/http/cors.test.ts',
+  'http/metrics-route.ts': 'reached only through end-to-end files named by topic',
+  'http/protected-resource.ts':
+    'tested only through test/unit/http/cors.test.ts, test/unit/http/security.test.ts',
+  'mcp/links.ts': 'tested only through test/unit/read/input/uri.test.ts',
+  'mcp/logging.ts': 'reached only through end-to-end files named by topic',
+  'mcp/observed-read.ts': 'reached only through end-to-end files named by topic',
+  'mcp/params.ts': 'reached only through end-to-end files named by topic',
+  'mcp/request-message.ts': 'reached only through end-to-end files named by topic',
+  'mcp/request-side-channel.ts': 'reached only through end-to-end files named by topic',
+  'metrics/exemplars.ts': 'reached only through end-to-end files named by topic',
+  'observe.ts': 'tested only through test/unit/mcp/server.test.ts',
+  'otel-settings.ts': 'reached only through end-to-end files named by topic',
+  'read/completion.ts': 'tested only through test/unit/mcp/server.test.ts',
+  'read/definition.ts': 'tested only through test/unit/read/service.test.ts',
+  'read/envelope.ts': 'reached only through end-to-end files named by topic',
+  'read/errors.ts':
+    'tested only through test/integration/dagu/search.test.ts, test/integration/dagu/step-log.test.ts and 7 more',
+  'read/input/page-path.ts': 'reached only through end-to-end files named by topic',
+  'read/input/percent.ts': 'reached only through end-to-end files named by topic',
+  'read/input/schema.ts': 'reached only through end-to-end files named by topic',
+  'read/input/value-rules.ts': 'reached only through end-to-end files named by topic',
+  'read/query-params.ts': 'reached only through end-to-end files named by topic',
+  'read/targets/index.ts':
+    'tested only through test/fuzz/read-input.test.ts, test/integration/dagu/search.test.ts and 2 more',
+  'read/targets/reference.ts': 'reached only through end-to-end files named by topic',
+  'read/upstream/access.ts': 'reached only through end-to-end files named by topic',
+  'read/upstream/bodies.ts': 'reached only through end-to-end files named by topic',
+  'read/upstream/cached-log.ts': 'reached only through end-to-end files named by topic',
+  'read/upstream/dags.ts': 'reached only through end-to-end files named by topic',
+  'read/upstream/fetch.ts': 'reached only through end-to-end files named by topic',
+  'read/upstream/foreach.ts': 'reached only through end-to-end files named by topic',
+  'read/upstream/log.ts':
+    'tested only through test/integration/dagu/runs.test.ts, test/unit/read/targets/runs.test.ts and 1 more',
+  'read/upstream/runs.ts': 'reached only through end-to-end files named by topic',
+  'read/upstream/search-feed.ts': 'reached only through end-to-end files named by topic',
+  'read/uri-shapes.ts':
+    'tested only through test/unit/read/input/uri.test.ts, test/unit/read/targets/wiki.test.ts',
+  'settings.ts': 'tested only through test/integration/main.e2e.test.ts, test/unit/cli.test.ts and 2 more',
+  'trace/plugin.ts': 'reached only through end-to-end files named by topic',
+  'version.ts': 'reached only through end-to-end files named by topic',
+  'workbook/cells.ts':
+    'tested only through test/unit/workbook/profile.test.ts, test/unit/workbook/sheet-skim.test.ts',
+  'workbook/dates.ts': 'tested only through test/unit/workbook/profile.test.ts',
+  'workbook/errors.ts':
+    'tested only through test/fuzz/read-input.test.ts, test/unit/workbook/hostile.test.ts',
+  'workbook/key-derivation.ts':
+    'tested only through test/integration/deploy/alerts.e2e.test.ts, test/integration/mcp/workbook-pool.e2e.test.ts and 1 more',
+  'workbook/locate.ts': 'reached only through end-to-end files named by topic',
+  'workbook/numfmt.ts': 'tested only through test/unit/workbook/profile.test.ts',
+  'workbook/row-assembler.ts': 'reached only through end-to-end files named by topic',
+  'workbook/shared-strings.ts': 'tested only through test/unit/workbook/sheet-skim.test.ts',
+  'workbook/sheet-profile.ts':
+    'tested only through test/unit/workbook/profile.test.ts, test/unit/workbook/sheet-skim.test.ts',
+  'workbook/sheet-stream.ts': 'tested only through test/unit/workbook/sheet-skim.test.ts',
+  'workbook/sniff.ts': 'reached only through end-to-end files named by topic',
+  'workbook/values.ts': 'tested only through test/unit/workbook/profile.test.ts',
+  'workbook/warnings.ts': 'tested only through test/unit/workbook/profile.test.ts',
+  'workbook/worker.ts': 'reached only through end-to-end files named by topic',
+  'workbook/xml.ts': 'tested only through test/unit/workbook/sheet-skim.test.ts',
+  'workbook/zip.ts': 'reached only through end-to-end files named by topic',
+};
+
+describe('tests mirror the code', () => {
+  const figures = mirrorFigures();
+
+  it('every module has a test file at its path, has no runtime code, or is on the shrinking ratchet', () => {
+    const grown = figures.unmirrored.filter((key) => !(key in RATCHET));
+    assert.deepEqual(grown, [], `modules without a test file at their path: ${grown.join(', ')}`);
+    const mirroredNow = Object.keys(RATCHET).filter((key) => !figures.unmirrored.includes(key));
+    assert.deepEqual(mirroredNow, [], `now mirrored or gone: remove from RATCHET: ${mirroredNow.join(', ')}`);
+  });
+
+  it('each ratchet entry says why', () => {
+    for (const [key, reason] of Object.entries(RATCHET)) assert.ok(reason.length >= 10, key);
+  });
+
+  it('the exempt modules are the type-only ones and re-export indexes', () => {
+    for (const [key, why] of Object.entries(figures.exempt)) {
+      assert.ok(why === 'type-only' || why === 're-export', `${key}: ${why}`);
+    }
+    assert.equal(figures.exempt['read/types.ts'], 'type-only');
+    assert.equal(
+      figures.modules,
+      Object.keys(figures.mirrored).length + Object.keys(figures.exempt).length + figures.unmirrored.length,
+    );
+  });
+});
+
+describe('the mirror measure', () => {
+  it('exempts by parsing: types only, or only imports and exports', () => {
+    assert.equal(exemption('export type A = string;\nexport interface B { a: A }\n'), 'type-only');
+    assert.equal(exemption("import type { X } from './x.ts';\nexport type Y = X[];\n"), 'type-only');
+    assert.equal(
+      exemption(
+        "export * from './a.ts';\nexport { b, c as d } from './b.ts';\nexport type { E } from './e.ts';\n",
+      ),
+      're-export',
+    );
+    assert.equal(exemption("import { a } from './a.ts';\nexport { a };\n"), 're-export');
+    assert.equal(exemption('export const a = 1;\n'), undefined);
+    assert.equal(exemption("import './polyfill.ts';\n"), undefined);
+    assert.equal(
+      exemption("export * from './a.ts';\nexport function f(): number { return 1; }\n"),
+      undefined,
+    );
+    // A comment or a type that mentions code is still not code.
+    assert.equal(exemption('/** const x = 1 */\nexport type F = () => void;\n'), 'type-only');
+  });
+
+  it('matches unit mirrors with or without a kind, and integration mirrors only by kind at the same path', () => {
+    const files = [
+      'test/unit/http/body.test.ts',
+      'test/unit/http/body.snapshot.test.ts',
+      'test/unit/http/body-extra.test.ts',
+      'test/unit/body.test.ts',
+      'test/integration/http/body.e2e.test.ts',
+      'test/integration/http/body.test.ts',
+      'test/integration/mcp/body.e2e.test.ts',
+      'test/unit/http/body.whatever.test.ts',
+    ];
+    assert.deepEqual(mirrorsOf('http/body.ts', files), [
+      'test/unit/http/body.test.ts',
+      'test/unit/http/body.snapshot.test.ts',
+      'test/integration/http/body.e2e.test.ts',
+    ]);
+  });
+
+  it('finds the unmirrored modules of a fixture tree (the check can fail)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'test-mirror-'));
+    try {
+      const files: Record<string, string> = {
+        'src/tested.ts': 'export const a = 1;\n',
+        'src/untested.ts': 'export function f(): number { return 1; }\n',
+        'src/deep/kinded.ts': 'export const b = 2;\n',
+        'src/deep/kindless.ts': 'export const c = 3;\n',
+        'src/deep/types.ts': 'export interface T { a: string }\n',
+        'src/deep/index.ts': "export * from './kinded.ts';\nexport type { T } from './types.ts';\n",
+        'src/deep/wrong-place.ts': 'export const d = 4;\n',
+        'test/unit/tested.test.ts': '',
+        'test/integration/deep/kinded.e2e.test.ts': '',
+        'test/integration/deep/kindless.test.ts': '',
+        'test/unit/wrong-place.test.ts': '',
+        'test/support/untested.ts': '',
+      };
+      for (const [path, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(root, path)), { recursive: true });
+        writeFileSync(join(root, path), text);
+      }
+      const fixture = mirrorFigures(root);
+      assert.equal(fixture.modules, 7);
+      assert.deepEqual(fixture.unmirrored, ['deep/kindless.ts', 'deep/wrong-place.ts', 'untested.ts']);
+      assert.deepEqual(fixture.exempt, { 'deep/index.ts': 're-export', 'deep/types.ts': 'type-only' });
+      assert.deepEqual(fixture.mirrored, {
+        'deep/kinded.ts': ['test/integration/deep/kinded.e2e.test.ts'],
+        'tested.ts': ['test/unit/tested.test.ts'],
+      });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
