@@ -42,11 +42,7 @@ const RATCHET: Record<string, string> = {
   'otel-settings.ts': 'no test imports it: exercised only through the modules that use it',
   'read/completion.ts': 'tested only through test/unit/mcp/server.test.ts',
   'read/definition.ts': 'tested only through test/unit/read/service.test.ts',
-  'read/envelope.ts': 'no test imports it: exercised only through the modules that use it',
-  'read/errors.ts':
-    'tested only through test/integration/dagu/search.test.ts, test/integration/dagu/step-log.test.ts and 7 more',
   'read/input/schema.ts': 'no test imports it: exercised only through the modules that use it',
-  'read/query-params.ts': 'no test imports it: exercised only through the modules that use it',
   'read/targets/index.ts':
     'tested only through test/fuzz/read-input.test.ts, test/integration/dagu/search.test.ts and 2 more',
   'read/targets/reference.ts': 'no test imports it: exercised only through the modules that use it',
@@ -60,8 +56,6 @@ const RATCHET: Record<string, string> = {
     'tested only through test/integration/dagu/runs.test.ts, test/unit/read/targets/runs.test.ts and 1 more',
   'read/upstream/runs.ts': 'no test imports it: exercised only through the modules that use it',
   'read/upstream/search-feed.ts': 'no test imports it: exercised only through the modules that use it',
-  'read/uri-shapes.ts':
-    'tested only through test/unit/read/input/uri.test.ts, test/unit/read/targets/wiki.test.ts',
   'settings.ts': 'tested only through test/integration/main.e2e.test.ts, test/unit/cli.test.ts and 2 more',
   'trace/plugin.ts': 'no test imports it: exercised only through the modules that use it',
   'version.ts': 'no test imports it: exercised only through the modules that use it',
