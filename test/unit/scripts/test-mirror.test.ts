@@ -35,7 +35,6 @@ const RATCHET: Record<string, string> = {
   'mcp/observed-read.ts': 'no test imports it: exercised only through the modules that use it',
   'mcp/request-side-channel.ts': 'no test imports it: exercised only through the modules that use it',
   'observe.ts': 'tested only through test/unit/mcp/server.test.ts',
-  'otel-settings.ts': 'no test imports it: exercised only through the modules that use it',
   'read/completion.ts': 'tested only through test/unit/mcp/server.test.ts',
   'read/definition.ts': 'tested only through test/unit/read/service.test.ts',
   'read/input/schema.ts': 'no test imports it: exercised only through the modules that use it',
@@ -52,7 +51,6 @@ const RATCHET: Record<string, string> = {
     'tested only through test/integration/dagu/runs.test.ts, test/unit/read/targets/runs.test.ts and 1 more',
   'read/upstream/runs.ts': 'no test imports it: exercised only through the modules that use it',
   'read/upstream/search-feed.ts': 'no test imports it: exercised only through the modules that use it',
-  'settings.ts': 'tested only through test/integration/main.e2e.test.ts, test/unit/cli.test.ts and 2 more',
   'trace/plugin.ts': 'no test imports it: exercised only through the modules that use it',
   'version.ts': 'no test imports it: exercised only through the modules that use it',
   'workbook/cells.ts':
