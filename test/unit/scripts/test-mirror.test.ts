@@ -20,7 +20,6 @@ const RATCHET: Record<string, string> = {
   'auth/authenticate.ts':
     'tested only through test/unit/auth/authentication.test.ts, test/unit/auth/groups.test.ts',
   'auth/jwks.ts': 'no test imports it: exercised only through the modules that use it',
-  'auth/watched-file.ts': 'no test imports it: exercised only through the modules that use it',
   'core/access.ts':
     'tested only through test/integration/dagu/search.test.ts, test/integration/dagu/step-log.test.ts and 5 more',
   'core/auth-reasons.ts': 'no test imports it: exercised only through the modules that use it',
