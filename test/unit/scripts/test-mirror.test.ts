@@ -58,14 +58,11 @@ const RATCHET: Record<string, string> = {
     'tested only through test/integration/deploy/alerts.e2e.test.ts, test/integration/mcp/workbook-pool.e2e.test.ts and 1 more',
   'workbook/locate.ts': 'no test imports it: exercised only through the modules that use it',
   'workbook/row-assembler.ts': 'no test imports it: exercised only through the modules that use it',
-  'workbook/shared-strings.ts': 'tested only through test/unit/workbook/sheet-skim.test.ts',
   'workbook/sheet-profile.ts':
     'tested only through test/unit/workbook/profile.test.ts, test/unit/workbook/sheet-skim.test.ts',
   'workbook/sheet-stream.ts': 'tested only through test/unit/workbook/sheet-skim.test.ts',
-  'workbook/values.ts': 'tested only through test/unit/workbook/profile.test.ts',
   'workbook/warnings.ts': 'tested only through test/unit/workbook/profile.test.ts',
   'workbook/worker.ts': 'no test imports it: exercised only through the modules that use it',
-  'workbook/xml.ts': 'tested only through test/unit/workbook/sheet-skim.test.ts',
   'workbook/zip.ts': 'no test imports it: exercised only through the modules that use it',
 };
 
