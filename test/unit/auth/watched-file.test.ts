@@ -10,24 +10,8 @@ import {
   readConfigFile,
   watchConfigFile,
 } from '../../../src/auth/watched-file.ts';
-import type { Log } from '../../../src/core/log.ts';
+import { recordingLog } from '../../support/auth-helpers.ts';
 import { tempDir, writeTemp } from '../../support/temp.ts';
-
-interface Line {
-  level: string;
-  fields: Record<string, unknown>;
-  message: string;
-}
-
-function recordingLog(): { log: Log; lines: Line[] } {
-  const lines: Line[] = [];
-  const at =
-    (level: string) =>
-    (fields: Record<string, unknown>, message: string): void => {
-      lines.push({ level, fields, message });
-    };
-  return { log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, lines };
-}
 
 /** A file of `names:` lists; an entry `bad` is a problem, an entry `old` a warning. */
 const NAMES: FileKind<string[]> = {
@@ -80,7 +64,8 @@ describe('watchConfigFile', () => {
   test('loads at start, logs warnings and a summary; a broken file at start throws', () => {
     const dir = tempDir();
     const file = writeTemp(dir, 'names.yaml', 'names: [a, old]\n');
-    const { log, lines } = recordingLog();
+    const log = recordingLog();
+    const { lines } = log;
     const watched = watchConfigFile(file, NAMES, { log, watch: false, signals: false });
     try {
       assert.deepEqual(watched.current(), ['a', 'old']);
@@ -102,7 +87,8 @@ describe('watchConfigFile', () => {
   test('a reload swaps the value in; a broken edit or a removed file keeps the old one and says so', () => {
     const dir = tempDir();
     const file = writeTemp(dir, 'names.yaml', 'names: [a]\n');
-    const { log, lines } = recordingLog();
+    const log = recordingLog();
+    const { lines } = log;
     const results: string[] = [];
     const watched = watchConfigFile(file, NAMES, {
       log,
