@@ -8,3 +8,4 @@ export function mirrorFigures(root?: string): {
   exempt: Record<string, 'type-only' | 're-export'>;
   unmirrored: string[];
 };
+export function strayHelpers(root?: string): string[];

@@ -4,7 +4,9 @@
 // or an index that only re-exports. Which modules those are is decided by parsing: esbuild strips the
 // types, and what is left is empty (type-only) or nothing but imports and exports (a re-export index).
 //
-//   node scripts/test-mirror.mjs     prints { modules, mirrored, exempt, unmirrored } as JSON
+//   node scripts/test-mirror.mjs     prints { modules, mirrored, exempt, unmirrored, strayHelpers } as JSON
+//
+// Helpers live under test/support/: strayHelpers() lists any other code under test/ that is not a test file.
 //
 // test/unit/scripts/test-mirror.test.ts holds the ratchet of the modules still without a mirror.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -85,6 +87,15 @@ export function mirrorFigures(root = ROOT) {
   return { modules: modules.length, mirrored, exempt, unmirrored };
 }
 
+/** Code under test/ that is neither a test file nor under test/support/ (helpers belong there). */
+export function strayHelpers(root = ROOT) {
+  return collect(join(root, 'test'), '')
+    .map((file) => posixOf(relative(root, file)))
+    .filter((file) => /\.(?:[cm]?ts|[cm]?js)$/.test(file) && !file.endsWith('.test.ts'))
+    .filter((file) => !file.startsWith('test/support/'))
+    .sort();
+}
+
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const figures = mirrorFigures();
   console.log(
@@ -94,6 +105,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
         mirrored: Object.keys(figures.mirrored).length,
         exempt: figures.exempt,
         unmirrored: figures.unmirrored,
+        strayHelpers: strayHelpers(),
       },
       null,
       2,

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { exemption, mirrorFigures, mirrorsOf } from '../../../scripts/test-mirror.mjs';
+import { exemption, mirrorFigures, mirrorsOf, strayHelpers } from '../../../scripts/test-mirror.mjs';
 
 /**
  * Modules that still have no mirror, each with why. Entries may only be removed (write the module's test
@@ -72,6 +72,10 @@ describe('tests mirror the code', () => {
     assert.deepEqual(grown, [], `modules without a test file at their path: ${grown.join(', ')}`);
     const mirroredNow = Object.keys(RATCHET).filter((key) => !figures.unmirrored.includes(key));
     assert.deepEqual(mirroredNow, [], `now mirrored or gone: remove from RATCHET: ${mirroredNow.join(', ')}`);
+  });
+
+  it('every helper lives under test/support/', () => {
+    assert.deepEqual(strayHelpers(), []);
   });
 
   it('each ratchet entry says why', () => {
@@ -145,6 +149,8 @@ describe('the mirror measure', () => {
         'test/integration/deep/kindless.test.ts': '',
         'test/unit/wrong-place.test.ts': '',
         'test/support/untested.ts': '',
+        'test/integration/deep/tools.ts': '',
+        'test/integration/deep/data.json': '',
       };
       for (const [path, text] of Object.entries(files)) {
         mkdirSync(dirname(join(root, path)), { recursive: true });
@@ -154,6 +160,7 @@ describe('the mirror measure', () => {
       assert.equal(fixture.modules, 7);
       assert.deepEqual(fixture.unmirrored, ['deep/kindless.ts', 'deep/wrong-place.ts', 'untested.ts']);
       assert.deepEqual(fixture.exempt, { 'deep/index.ts': 're-export', 'deep/types.ts': 'type-only' });
+      assert.deepEqual(strayHelpers(root), ['test/integration/deep/tools.ts']);
       assert.deepEqual(fixture.mirrored, {
         'deep/kinded.ts': ['test/integration/deep/kinded.e2e.test.ts'],
         'tested.ts': ['test/unit/tested.test.ts'],
