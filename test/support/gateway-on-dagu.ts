@@ -1,0 +1,70 @@
+/**
+ * The setup the end-to-end files that watch what reaches Dagu share: the real gateway (with a captured
+ * audit and application log) in front of a Dagu, through a recording proxy that can hold requests.
+ * One call registers the `before` and `after` hooks of the surrounding `describe` (or of the file).
+ */
+import { after, before } from 'node:test';
+import {
+  type CapturedGateway,
+  type GatedProxy,
+  startCapturedGateway,
+  startGatedProxy,
+} from './auth-fixtures.ts';
+
+/** Where a Dagu answers: the shared test Dagu, or one a file starts itself. */
+export interface DaguAddress {
+  url: string;
+  apiBase: string;
+}
+
+export interface GatewayOnDaguSetup {
+  dagu: DaguAddress;
+  /** Settings beside DAGU_URL (the proxy) and DAGU_API_BASE (the Dagu's). */
+  env?: Record<string, string>;
+}
+
+export interface GatewayOnDagu {
+  /** Started in the `before` hook; reading it earlier throws. */
+  readonly proxy: GatedProxy;
+  readonly gateway: CapturedGateway;
+}
+
+/**
+ * Starts, in a `before` hook, the proxy in front of `setup().dagu` and the gateway on the proxy, and
+ * stops them in an `after` hook (requests still held are released first). `setup` runs inside that
+ * `before` hook: it may get the Dagu itself (at a file's top level it must: Node 20 does not promise
+ * the order of a file's own `before` hooks), name one an enclosing level's hook started, and write
+ * the files its settings point at.
+ */
+export function gatewayOnDagu(
+  setup: () => GatewayOnDaguSetup | Promise<GatewayOnDaguSetup>,
+  options: { logLevel?: string } = {},
+): GatewayOnDagu {
+  let proxy: GatedProxy | undefined;
+  let gateway: CapturedGateway | undefined;
+  before(async () => {
+    const { dagu, env = {} } = await setup();
+    proxy = await startGatedProxy(dagu.url);
+    gateway = await startCapturedGateway(
+      { DAGU_URL: proxy.url, DAGU_API_BASE: dagu.apiBase, ...env },
+      options,
+    );
+  });
+  after(async () => {
+    proxy?.release();
+    await gateway?.close();
+    await proxy?.close();
+  });
+  const started = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`the ${name} starts in the before hook; read it in a test`);
+    return value;
+  };
+  return {
+    get proxy() {
+      return started(proxy, 'proxy');
+    },
+    get gateway() {
+      return started(gateway, 'gateway');
+    },
+  };
+}
