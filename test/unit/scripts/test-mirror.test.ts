@@ -19,7 +19,7 @@ const RATCHET: Record<string, string> = {
     'tested only through test/unit/auth/authentication.test.ts, test/unit/auth/groups.test.ts',
   'auth/jwks.ts': 'no test imports it: exercised only through the modules that use it',
   'core/access.ts':
-    'tested only through test/integration/dagu/search.test.ts, test/integration/dagu/step-log.test.ts and 5 more',
+    'tested only through test/integration/dagu/search.test.ts, test/integration/dagu/step-log.test.ts and 6 more',
   'core/auth-reasons.ts': 'no test imports it: exercised only through the modules that use it',
   'core/log.ts': 'no test imports it: exercised only through the modules that use it',
   'core/mcp-methods.ts': 'no test imports it: exercised only through the modules that use it',
@@ -43,16 +43,12 @@ const RATCHET: Record<string, string> = {
   'read/upstream/runs.ts': 'no test imports it: exercised only through the modules that use it',
   'read/upstream/search-feed.ts': 'no test imports it: exercised only through the modules that use it',
   'trace/plugin.ts': 'no test imports it: exercised only through the modules that use it',
-  'workbook/errors.ts':
-    'tested only through test/fuzz/read-input.test.ts, test/unit/workbook/hostile.test.ts and 2 more',
   'workbook/key-derivation.ts':
     'tested only through test/integration/deploy/alerts.e2e.test.ts, test/integration/mcp/workbook-pool.e2e.test.ts and 1 more',
-  'workbook/locate.ts': 'no test imports it: exercised only through the modules that use it',
   'workbook/row-assembler.ts': 'no test imports it: exercised only through the modules that use it',
   'workbook/sheet-profile.ts':
     'tested only through test/unit/workbook/profile.test.ts, test/unit/workbook/sheet-skim.test.ts',
   'workbook/sheet-stream.ts': 'tested only through test/unit/workbook/sheet-skim.test.ts',
-  'workbook/warnings.ts': 'tested only through test/unit/workbook/profile.test.ts',
   'workbook/worker.ts': 'no test imports it: exercised only through the modules that use it',
   'workbook/zip.ts': 'no test imports it: exercised only through the modules that use it',
 };
