@@ -10,6 +10,7 @@ import {
   startCapturedGateway,
   startGatedProxy,
 } from './auth-fixtures.ts';
+import { getTestDagu, type TestDagu } from './dagu.ts';
 
 /** Where a Dagu answers: the shared test Dagu, or one a file starts itself. */
 export interface DaguAddress {
@@ -21,6 +22,11 @@ export interface GatewayOnDaguSetup {
   dagu: DaguAddress;
   /** Settings beside DAGU_URL (the proxy) and DAGU_API_BASE (the Dagu's). */
   env?: Record<string, string>;
+}
+
+function started<T>(value: T | undefined, name: string): T {
+  if (value === undefined) throw new Error(`the ${name} starts in the before hook; read it in a test`);
+  return value;
 }
 
 export interface GatewayOnDagu {
@@ -55,13 +61,47 @@ export function gatewayOnDagu(
     await gateway?.close();
     await proxy?.close();
   });
-  const started = <T>(value: T | undefined, name: string): T => {
-    if (value === undefined) throw new Error(`the ${name} starts in the before hook; read it in a test`);
-    return value;
-  };
   return {
     get proxy() {
       return started(proxy, 'proxy');
+    },
+    get gateway() {
+      return started(gateway, 'gateway');
+    },
+  };
+}
+
+export interface GatewayOnTestDagu {
+  /** The shared test Dagu (test/support/dagu.ts); got in the `before` hook. */
+  readonly dagu: TestDagu;
+  readonly gateway: CapturedGateway;
+}
+
+/**
+ * The gateway straight on the shared test Dagu, in `before` and `after` hooks of the surrounding
+ * `describe` (or of the file). `env` runs in the `before` hook: settings beside DAGU_URL and
+ * DAGU_API_BASE, and the files they point at.
+ */
+export function gatewayOnTestDagu(
+  env: () => Record<string, string> = () => ({}),
+  options: { logLevel?: string } = {},
+): GatewayOnTestDagu {
+  let dagu: TestDagu | undefined;
+  let gateway: CapturedGateway | undefined;
+  before(async () => {
+    dagu = await getTestDagu();
+    gateway = await startCapturedGateway(
+      { DAGU_URL: dagu.url, DAGU_API_BASE: dagu.apiBase, ...env() },
+      options,
+    );
+  });
+  after(async () => {
+    await gateway?.close();
+    await dagu?.stop();
+  });
+  return {
+    get dagu() {
+      return started(dagu, 'test Dagu');
     },
     get gateway() {
       return started(gateway, 'gateway');
