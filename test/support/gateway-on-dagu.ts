@@ -11,6 +11,7 @@ import {
   startGatedProxy,
 } from './auth-fixtures.ts';
 import { getTestDagu, type TestDagu } from './dagu.ts';
+import { connectModern, type TestClient } from './gateway.ts';
 
 /** Where a Dagu answers: the shared test Dagu, or one a file starts itself. */
 export interface DaguAddress {
@@ -38,8 +39,8 @@ export interface GatewayOnDagu {
 /**
  * Starts, in a `before` hook, the proxy in front of `setup().dagu` and the gateway on the proxy, and
  * stops them in an `after` hook (requests still held are released first). `setup` runs inside that
- * `before` hook: it may get the Dagu itself (at a file's top level it must: Node 20 does not promise
- * the order of a file's own `before` hooks), name one an enclosing level's hook started, and write
+ * `before` hook: it may get the Dagu itself (at a file's top level it must: on Node 20 a file's own
+ * `before` hooks do not wait for each other), name one an enclosing level's hook started, and write
  * the files its settings point at.
  */
 export function gatewayOnDagu(
@@ -75,27 +76,33 @@ export interface GatewayOnTestDagu {
   /** The shared test Dagu (test/support/dagu.ts); got in the `before` hook. */
   readonly dagu: TestDagu;
   readonly gateway: CapturedGateway;
+  /** A modern MCP client connected to the gateway (with `{ client: true }`). */
+  readonly client: TestClient;
 }
 
 /**
  * The gateway straight on the shared test Dagu, in `before` and `after` hooks of the surrounding
- * `describe` (or of the file). `env` runs in the `before` hook: settings beside DAGU_URL and
- * DAGU_API_BASE, and the files they point at.
+ * `describe` (or of the file), and with `client: true` a modern MCP client connected to it. `env`
+ * runs in the `before` hook: settings beside DAGU_URL and DAGU_API_BASE, and the files they point at.
+ * Everything starts in one hook: on Node 20 a file's own `before` hooks do not wait for each other.
  */
 export function gatewayOnTestDagu(
   env: () => Record<string, string> = () => ({}),
-  options: { logLevel?: string } = {},
+  options: { logLevel?: string; client?: boolean } = {},
 ): GatewayOnTestDagu {
   let dagu: TestDagu | undefined;
   let gateway: CapturedGateway | undefined;
+  let client: TestClient | undefined;
   before(async () => {
     dagu = await getTestDagu();
     gateway = await startCapturedGateway(
       { DAGU_URL: dagu.url, DAGU_API_BASE: dagu.apiBase, ...env() },
-      options,
+      options.logLevel === undefined ? {} : { logLevel: options.logLevel },
     );
+    if (options.client === true) client = await connectModern(gateway.mcpUrl);
   });
   after(async () => {
+    await client?.close();
     await gateway?.close();
     await dagu?.stop();
   });
@@ -105,6 +112,9 @@ export function gatewayOnTestDagu(
     },
     get gateway() {
       return started(gateway, 'gateway');
+    },
+    get client() {
+      return started(client, 'client (ask for it with `client: true`)');
     },
   };
 }
