@@ -15,42 +15,38 @@ import { exemption, mirrorFigures, mirrorsOf, strayHelpers } from '../../../scri
  * file, then drop its line): a module added to src/ without a test fails the first test below.
  */
 const RATCHET: Record<string, string> = {
-  'auth/authenticate.ts':
-    'tested only through test/unit/auth/authentication.test.ts, test/unit/auth/groups.test.ts',
-  'auth/jwks.ts': 'no test imports it: exercised only through the modules that use it',
-  'core/access.ts':
-    'tested only through test/integration/dagu/search.test.ts, test/integration/dagu/step-log.test.ts and 6 more',
-  'core/auth-reasons.ts': 'no test imports it: exercised only through the modules that use it',
-  'core/log.ts': 'no test imports it: exercised only through the modules that use it',
-  'core/mcp-methods.ts': 'no test imports it: exercised only through the modules that use it',
-  'core/refusal-reasons.ts': 'no test imports it: exercised only through the modules that use it',
-  'gateway-core.ts': 'tested only through test/unit/trace/loading.test.ts',
-  'http/call-metering.ts': 'tested only through test/unit/auth/authentication.test.ts',
-  'mcp/logging.ts': 'no test imports it: exercised only through the modules that use it',
-  'mcp/observed-read.ts': 'no test imports it: exercised only through the modules that use it',
-  'mcp/request-side-channel.ts': 'no test imports it: exercised only through the modules that use it',
-  'observe.ts': 'tested only through test/unit/mcp/server.test.ts',
-  'read/completion.ts': 'tested only through test/unit/mcp/server.test.ts',
-  'read/definition.ts': 'tested only through test/unit/read/service.test.ts',
-  'read/input/schema.ts': 'no test imports it: exercised only through the modules that use it',
+  'auth/jwks.ts':
+    'JWKS fetching and key rotation: tested end to end against a served key set in test/integration/auth/credentials.e2e.test.ts ("JWKS mode")',
+  'core/log.ts': 'an interface and a logger that does nothing: no behaviour of its own to assert',
+  'gateway-core.ts':
+    'the transport-less assembly: tested through test/unit/app.test.ts and test/unit/trace/loading.test.ts',
+  'mcp/observed-read.ts':
+    'the audit, metrics and span around one read: every tools/call and resources/read test passes through it (test/unit/app.test.ts, test/unit/mcp/server.test.ts)',
+  'mcp/request-side-channel.ts':
+    'one AsyncLocalStorage instance and its fact type: every MCP e2e file passes through it',
+  'observe.ts':
+    'the observer of calls: tested through test/unit/mcp/server.test.ts and the audit/metrics e2e files',
+  'read/completion.ts':
+    'argument completion: tested through test/integration/mcp/completion.e2e.test.ts (named after mcp/completion.ts)',
+  'read/definition.ts': 'defineTarget only types a definition: every target test uses it',
+  'read/input/schema.ts':
+    'the tool input schema: checked against model-provider dialects in test/unit/mcp/schemas.test.ts',
   'read/targets/index.ts':
-    'tested only through test/fuzz/read-input.test.ts, test/integration/dagu/search.test.ts and 2 more',
-  'read/targets/reference.ts': 'no test imports it: exercised only through the modules that use it',
-  'read/upstream/cached-log.ts': 'no test imports it: exercised only through the modules that use it',
-  'read/upstream/dags.ts': 'no test imports it: exercised only through the modules that use it',
-  'read/upstream/fetch.ts': 'no test imports it: exercised only through the modules that use it',
-  'read/upstream/foreach.ts': 'no test imports it: exercised only through the modules that use it',
-  'read/upstream/runs.ts': 'no test imports it: exercised only through the modules that use it',
-  'read/upstream/search-feed.ts': 'no test imports it: exercised only through the modules that use it',
-  'trace/plugin.ts': 'no test imports it: exercised only through the modules that use it',
-  'workbook/key-derivation.ts':
-    'tested only through test/integration/deploy/alerts.e2e.test.ts, test/integration/mcp/workbook-pool.e2e.test.ts and 1 more',
-  'workbook/row-assembler.ts': 'no test imports it: exercised only through the modules that use it',
+    'the target table: tested through test/unit/mcp/resources.test.ts and test/fuzz/read-input.test.ts',
+  'read/upstream/cached-log.ts':
+    'finished-log windows from the cache: tested through test/unit/read/targets/step-log.test.ts',
+  'read/upstream/foreach.ts': 'foreach item reads: tested through test/unit/read/targets/foreach.test.ts',
+  'read/upstream/search-feed.ts':
+    'search result feeds: tested through test/unit/read/targets/search.test.ts and wiki.test.ts',
+  'workbook/key-derivation.ts': 'hash-rate calibration: tested through test/unit/workbook/pool.test.ts',
+  'workbook/row-assembler.ts':
+    'rows from cells for sheet-stream: tested through test/unit/workbook/sheet-skim.test.ts and read-workbook.test.ts',
   'workbook/sheet-profile.ts':
-    'tested only through test/unit/workbook/profile.test.ts, test/unit/workbook/sheet-skim.test.ts',
-  'workbook/sheet-stream.ts': 'tested only through test/unit/workbook/sheet-skim.test.ts',
-  'workbook/worker.ts': 'no test imports it: exercised only through the modules that use it',
-  'workbook/zip.ts': 'no test imports it: exercised only through the modules that use it',
+    'the per-sheet profile: tested through test/unit/workbook/profile.test.ts and sheet-skim.test.ts',
+  'workbook/sheet-stream.ts':
+    'the streamed sheet reader: tested through test/unit/workbook/sheet-skim.test.ts',
+  'workbook/worker.ts':
+    'the worker thread entry: tested through test/unit/workbook/index.test.ts (reads run in a worker)',
 };
 
 describe('tests mirror the code', () => {
