@@ -36,9 +36,6 @@ const RATCHET: Record<string, string> = {
   'read/upstream/cached-log.ts':
     'finished-log windows from the cache: tested through test/unit/read/targets/step-log.test.ts',
   'read/upstream/foreach.ts': 'foreach item reads: tested through test/unit/read/targets/foreach.test.ts',
-  'read/upstream/search-feed.ts':
-    'search result feeds: tested through test/unit/read/targets/search.test.ts and wiki.test.ts',
-  'workbook/key-derivation.ts': 'hash-rate calibration: tested through test/unit/workbook/pool.test.ts',
   'workbook/row-assembler.ts':
     'rows from cells for sheet-stream: tested through test/unit/workbook/sheet-skim.test.ts and read-workbook.test.ts',
   'workbook/sheet-profile.ts':
