@@ -41,7 +41,7 @@ const ONLY_ON = {
   // Compares the gateway with Dagu 2.x's own /mcp.
   'test/integration/mcp/dagu-differential.e2e.test.ts': 2,
   // Starts a Dagu 2.x of its own to retry runs in (the cache it tests is a 2.x feature).
-  'test/integration/mcp/finished-log-cache.e2e.test.ts': 2,
+  'test/integration/read/upstream/finished-logs.e2e.test.ts': 2,
   // The compose stack's init step runs against the Dagu 2.x the stack ships.
   'test/integration/deploy/compose-init.test.ts': 2,
 };

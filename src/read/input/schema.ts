@@ -14,7 +14,7 @@ import { QUERY_TABLE, QUERY_TARGETS } from './query.ts';
  * it, but the schema says "leave it out", which every tool-schema dialect can express: a union such as
  * `["string","null"]` is rejected or mangled by single-type dialects (Gemini function declarations).
  * A client that must mark every field required (OpenAI strict mode) makes them nullable itself, and
- * the nulls it then sends are absent fields here (test/unit/mcp/schema-dialects.test.ts).
+ * the nulls it then sends are absent fields here (test/unit/mcp/schemas.test.ts).
  *
  * Which targets take a field, and on what terms (required, default, together with), is not written
  * here: each description's target lists are computed from the target table, itself read from the

@@ -3,38 +3,17 @@
 // `target` and `uri`) for another DAG's spec, run, run logs and step log; both MCP clients.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  bearer,
-  type CapturedGateway,
-  claims,
-  hs256,
-  newApiKey,
-  newSecret,
-  startCapturedGateway,
-  writeKeysFile,
-} from '../../support/auth-fixtures.ts';
-import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { bearer, claims, hs256, newApiKey, newSecret, writeKeysFile } from '../../support/auth-fixtures.ts';
 import { CONNECTORS, type TestClient, type ToolResult } from '../../support/gateway.ts';
+import { gatewayOnTestDagu } from '../../support/gateway-on-dagu.ts';
 
 const SECRET = newSecret();
 const SCOPED_KEY = newApiKey('scoped');
 
-let dagu: TestDagu;
-let gateway: CapturedGateway;
-
-before(async () => {
-  dagu = await getTestDagu();
-  gateway = await startCapturedGateway({
-    DAGU_URL: dagu.url,
-    DAGU_API_BASE: dagu.apiBase,
-    AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'two-only', key: SCOPED_KEY, dags: ['two-*'] }]),
-    AUTH_JWT_SECRET: SECRET,
-  });
-});
-after(async () => {
-  await gateway?.close();
-  await dagu?.stop();
-});
+const on = gatewayOnTestDagu(() => ({
+  AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'two-only', key: SCOPED_KEY, dags: ['two-*'] }]),
+  AUTH_JWT_SECRET: SECRET,
+}));
 
 const matches = (name: string) => name.startsWith('two-');
 
@@ -64,7 +43,7 @@ for (const era of ['modern', 'legacy'] as const) {
     describe(`${label}, ${era} client`, () => {
       let client: TestClient;
       before(async () => {
-        client = await CONNECTORS[era](gateway.mcpUrl, bearer(token));
+        client = await CONNECTORS[era](on.gateway.mcpUrl, bearer(token));
       });
       after(() => client?.close());
 
@@ -76,10 +55,10 @@ for (const era of ['modern', 'legacy'] as const) {
           pagination: { totalRecords: number };
         };
         const names = data.items.map((item) => item.name);
-        assert.deepEqual(names, [dagu.seed.dags.twoSteps]);
+        assert.deepEqual(names, [on.dagu.seed.dags.twoSteps]);
         assert.equal(data.pagination.totalRecords, 1);
         // The unrestricted list is larger: the filter did something.
-        assert.ok(Object.values(dagu.seed.dags).filter((name) => !matches(name)).length > 0);
+        assert.ok(Object.values(on.dagu.seed.dags).filter((name) => !matches(name)).length > 0);
       });
 
       test('runs lists only runs of matching DAGs, also when another DAG is asked for by name', async () => {
@@ -93,29 +72,31 @@ for (const era of ['modern', 'legacy'] as const) {
           JSON.stringify(items.map((item) => item.name)),
         );
         const ids = items.map((item) => item.dagRunId);
-        assert.ok(ids.includes(dagu.seed.runs.twoStepsFirst) && ids.includes(dagu.seed.runs.twoStepsSecond));
+        assert.ok(
+          ids.includes(on.dagu.seed.runs.twoStepsFirst) && ids.includes(on.dagu.seed.runs.twoStepsSecond),
+        );
 
-        const other = await client.callTool({ target: 'runs', query: `name=${dagu.seed.dags.fails}` });
+        const other = await client.callTool({ target: 'runs', query: `name=${on.dagu.seed.dags.fails}` });
         assert.notEqual(other.isError, true);
         assert.deepEqual((other.structuredContent!.data as { items: unknown[] }).items, []);
       });
 
       test('a matching DAG reads normally', async () => {
-        const spec = await client.callTool({ target: 'dag_spec', name: dagu.seed.dags.twoSteps });
+        const spec = await client.callTool({ target: 'dag_spec', name: on.dagu.seed.dags.twoSteps });
         assert.notEqual(spec.isError, true, JSON.stringify(spec.structuredContent));
         const log = await client.callTool({
           target: 'step_log',
-          name: dagu.seed.dags.twoSteps,
-          dagRunId: dagu.seed.runs.twoStepsFirst,
-          stepName: dagu.seed.facts.twoStepsStepNames[0],
+          name: on.dagu.seed.dags.twoSteps,
+          dagRunId: on.dagu.seed.runs.twoStepsFirst,
+          stepName: on.dagu.seed.facts.twoStepsStepNames[0],
         });
         assert.notEqual(log.isError, true, JSON.stringify(log.structuredContent));
       });
 
       test('dag_spec, run, run_logs and step_log of another DAG are unauthorized, in target and URI mode', async () => {
-        const name = dagu.seed.dags.fails;
-        const id = dagu.seed.runs.fails;
-        const step = dagu.seed.facts.failsStepName;
+        const name = on.dagu.seed.dags.fails;
+        const id = on.dagu.seed.runs.fails;
+        const step = on.dagu.seed.facts.failsStepName;
         // `dag` has no resource URI in the contract: its error carries `target` only.
         const cases: Array<[Record<string, unknown>, string, string | undefined]> = [
           [{ target: 'dag_spec', name }, 'dag_spec', `dagu://dags/${name}/spec`],
@@ -133,7 +114,7 @@ for (const era of ['modern', 'legacy'] as const) {
         for (const [args, target, uri] of cases) {
           assertUnauthorized(await client.callTool(args), target, uri, JSON.stringify(args));
           if (uri !== undefined) assertUnauthorized(await client.callTool({ uri }), target, uri, uri);
-          const record = gateway.auditLines().at(-1)!;
+          const record = on.gateway.auditLines().at(-1)!;
           assert.deepEqual(
             [record.identity, record.target, record.outcome],
             [identity, target, 'unauthorized'],
@@ -142,7 +123,7 @@ for (const era of ['modern', 'legacy'] as const) {
       });
 
       test('resources/read of another DAG is a JSON-RPC error carrying unauthorized', async () => {
-        const uri = `dagu://dags/${dagu.seed.dags.fails}/spec`;
+        const uri = `dagu://dags/${on.dagu.seed.dags.fails}/spec`;
         await assert.rejects(client.readResource(uri), (error: unknown) => {
           const data = (error as { data?: Record<string, unknown> }).data;
           assert.equal(data?.code, 'unauthorized', String(error));
@@ -155,20 +136,25 @@ for (const era of ['modern', 'legacy'] as const) {
 }
 
 test("a sub run is unauthorized when its own DAG is outside the allowlist, though the parent's is inside", async () => {
-  const token = hs256(claims('parent-only', { dags: [dagu.seed.dags.parent] }), SECRET);
-  const client = await CONNECTORS.modern(gateway.mcpUrl, bearer(token));
+  const token = hs256(claims('parent-only', { dags: [on.dagu.seed.dags.parent] }), SECRET);
+  const client = await CONNECTORS.modern(on.gateway.mcpUrl, bearer(token));
   try {
-    const name = dagu.seed.dags.parent;
-    const root = dagu.seed.runs.parent;
+    const name = on.dagu.seed.dags.parent;
+    const root = on.dagu.seed.runs.parent;
     const parentRun = await client.callTool({ target: 'run', name, dagRunId: root });
     assert.notEqual(parentRun.isError, true, JSON.stringify(parentRun.structuredContent));
     const sub = await client.callTool({
       target: 'run',
       name,
       dagRunId: root,
-      subRunId: dagu.seed.runs.childSub,
+      subRunId: on.dagu.seed.runs.childSub,
     });
-    assertUnauthorized(sub, 'run', `dagu://runs/${name}/${root}/sub/${dagu.seed.runs.childSub}`, 'sub run');
+    assertUnauthorized(
+      sub,
+      'run',
+      `dagu://runs/${name}/${root}/sub/${on.dagu.seed.runs.childSub}`,
+      'sub run',
+    );
   } finally {
     await client.close();
   }
@@ -176,11 +162,11 @@ test("a sub run is unauthorized when its own DAG is outside the allowlist, thoug
 
 test('an empty dags claim allows no DAG at all', async () => {
   const token = hs256(claims('nothing', { dags: [] }), SECRET);
-  const client = await CONNECTORS.legacy(gateway.mcpUrl, bearer(token));
+  const client = await CONNECTORS.legacy(on.gateway.mcpUrl, bearer(token));
   try {
     const list = await client.callTool({ target: 'dags' });
     assert.deepEqual((list.structuredContent!.data as { items: unknown[] }).items, []);
-    const spec = await client.callTool({ target: 'dag_spec', name: dagu.seed.dags.twoSteps });
+    const spec = await client.callTool({ target: 'dag_spec', name: on.dagu.seed.dags.twoSteps });
     assert.equal(spec.structuredContent?.code, 'unauthorized');
   } finally {
     await client.close();

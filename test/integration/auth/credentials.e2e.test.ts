@@ -28,8 +28,8 @@ import {
   toolCallBody,
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
-import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { CONNECTORS } from '../../support/gateway.ts';
+import { gatewayOnTestDagu } from '../../support/gateway-on-dagu.ts';
 
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'dagu-mcp-gateway';
@@ -41,28 +41,15 @@ const rsa = rsaKeys();
 const otherRsa = rsaKeys();
 const ec = ecKeys();
 
-let dagu: TestDagu;
-let gateway: CapturedGateway;
-
-before(async () => {
-  dagu = await getTestDagu();
-  const keysFile = writeKeysFile([
+const on = gatewayOnTestDagu(() => ({
+  AUTH_API_KEYS_FILE: writeKeysFile([
     { name: 'ci-viewer', key: VIEWER_KEY },
     { name: 'rest-only', key: REST_KEY, surfaces: ['rest_api'], role: 'admin' },
-  ]);
-  gateway = await startCapturedGateway({
-    DAGU_URL: dagu.url,
-    DAGU_API_BASE: dagu.apiBase,
-    AUTH_API_KEYS_FILE: keysFile,
-    AUTH_JWT_SECRET: SECRET,
-    AUTH_JWT_ISSUER: ISSUER,
-    AUTH_JWT_AUDIENCE: AUDIENCE,
-  });
-});
-after(async () => {
-  await gateway?.close();
-  await dagu?.stop();
-});
+  ]),
+  AUTH_JWT_SECRET: SECRET,
+  AUTH_JWT_ISSUER: ISSUER,
+  AUTH_JWT_AUDIENCE: AUDIENCE,
+}));
 
 const good = (sub: string, extra: Record<string, unknown> = {}) =>
   claims(sub, { iss: ISSUER, aud: AUDIENCE, ...extra });
@@ -177,8 +164,8 @@ function expectedChallenge(error?: string): string {
 describe('401 over raw HTTP: status, challenge, body, audit record and metric', () => {
   for (const failure of FAILURES) {
     test(failure.label, async () => {
-      const before = await scrape(gateway.baseUrl);
-      const response = await postMcp(`${gateway.mcpUrl}${failure.query ?? ''}`, headersOf(failure));
+      const before = await scrape(on.gateway.baseUrl);
+      const response = await postMcp(`${on.gateway.mcpUrl}${failure.query ?? ''}`, headersOf(failure));
       assert.equal(response.status, 401);
       assert.equal(response.headers.get('www-authenticate'), expectedChallenge(failure.error));
       assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
@@ -187,7 +174,7 @@ describe('401 over raw HTTP: status, challenge, body, audit record and metric', 
       assert.equal(typeof body.message, 'string');
       assert.deepEqual(Object.keys(body).sort(), ['code', 'message']);
 
-      const record = gateway.auditLines().at(-1)!;
+      const record = on.gateway.auditLines().at(-1)!;
       assert.equal(record.event, 'mcp.request_denied');
       assert.equal(record.outcome, 'unauthenticated');
       assert.equal(record.reason, failure.reason);
@@ -195,7 +182,7 @@ describe('401 over raw HTTP: status, challenge, body, audit record and metric', 
       assert.equal(record.path, '/mcp');
       assert.equal(record.identity, undefined);
 
-      const afterwards = await scrape(gateway.baseUrl);
+      const afterwards = await scrape(on.gateway.baseUrl);
       const counter = (samples: typeof before.samples) =>
         metricSum(samples, 'mcp_gateway_auth_failures_total', { reason: failure.reason });
       assert.equal(counter(afterwards.samples) - counter(before.samples), 1);
@@ -203,15 +190,15 @@ describe('401 over raw HTTP: status, challenge, body, audit record and metric', 
   }
 
   test('the challenge names no metadata; the metadata is served and names no authorization server', async () => {
-    const challenge = (await postMcp(gateway.mcpUrl)).headers.get('www-authenticate') ?? '';
+    const challenge = (await postMcp(on.gateway.mcpUrl)).headers.get('www-authenticate') ?? '';
     assert.doesNotMatch(challenge, /resource_metadata/);
-    const metadataUrl = `${gateway.baseUrl}/.well-known/oauth-protected-resource/mcp`;
-    for (const url of [metadataUrl, `${gateway.baseUrl}/.well-known/oauth-protected-resource`]) {
+    const metadataUrl = `${on.gateway.baseUrl}/.well-known/oauth-protected-resource/mcp`;
+    for (const url of [metadataUrl, `${on.gateway.baseUrl}/.well-known/oauth-protected-resource`]) {
       const response = await fetch(url);
       assert.equal(response.status, 200, url);
       assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
       const metadata = (await response.json()) as Record<string, unknown>;
-      assert.equal(metadata.resource, gateway.mcpUrl);
+      assert.equal(metadata.resource, on.gateway.mcpUrl);
       assert.deepEqual(metadata.bearer_methods_supported, ['header']);
       assert.equal(typeof metadata.resource_name, 'string');
       // HS256 tokens and API keys come from no discoverable authorization server.
@@ -220,12 +207,12 @@ describe('401 over raw HTTP: status, challenge, body, audit record and metric', 
   });
 
   test('a key without the `mcp` surface gets 403 invalid_api_key_surface, without a challenge', async () => {
-    const before = await scrape(gateway.baseUrl);
-    const response = await postMcp(gateway.mcpUrl, bearer(REST_KEY));
+    const before = await scrape(on.gateway.baseUrl);
+    const response = await postMcp(on.gateway.mcpUrl, bearer(REST_KEY));
     assert.equal(response.status, 403);
     assert.equal(response.headers.get('www-authenticate'), null);
     assert.equal(response.json().code, 'invalid_api_key_surface');
-    const record = gateway.auditLines().at(-1)!;
+    const record = on.gateway.auditLines().at(-1)!;
     assert.deepEqual(
       [
         record.event,
@@ -237,7 +224,7 @@ describe('401 over raw HTTP: status, challenge, body, audit record and metric', 
       ],
       ['mcp.request_denied', 'rest-only', 'api_key', 'invalid_api_key_surface', 'surface_denied', 403],
     );
-    const afterwards = await scrape(gateway.baseUrl);
+    const afterwards = await scrape(on.gateway.baseUrl);
     const counter = (samples: typeof before.samples) =>
       metricSum(samples, 'mcp_gateway_auth_failures_total', { reason: 'surface_denied' });
     assert.equal(counter(afterwards.samples) - counter(before.samples), 1);
@@ -249,7 +236,7 @@ for (const era of ['modern', 'legacy'] as const) {
     test('every refused credential fails the connection with HTTP 401 and {code: unauthenticated}', async () => {
       for (const failure of FAILURES) {
         await assert.rejects(
-          CONNECTORS[era](`${gateway.mcpUrl}${failure.query ?? ''}`, headersOf(failure)),
+          CONNECTORS[era](`${on.gateway.mcpUrl}${failure.query ?? ''}`, headersOf(failure)),
           (error: unknown) => {
             const { status, body } = httpFailure(error);
             assert.equal(status, 401, `${failure.label}: ${String(error)}`);
@@ -262,7 +249,7 @@ for (const era of ['modern', 'legacy'] as const) {
     });
 
     test('a key without the `mcp` surface fails with HTTP 403 invalid_api_key_surface', async () => {
-      await assert.rejects(CONNECTORS[era](gateway.mcpUrl, bearer(REST_KEY)), (error: unknown) => {
+      await assert.rejects(CONNECTORS[era](on.gateway.mcpUrl, bearer(REST_KEY)), (error: unknown) => {
         const { status, body } = httpFailure(error);
         assert.equal(status, 403, String(error));
         assert.equal(body.code, 'invalid_api_key_surface');
@@ -276,18 +263,18 @@ for (const era of ['modern', 'legacy'] as const) {
         [VIEWER_KEY, 'ci-viewer', 'api_key'],
         [jwt, `user-${era}`, 'jwt'],
       ] as const) {
-        const client = await CONNECTORS[era](gateway.mcpUrl, bearer(token));
+        const client = await CONNECTORS[era](on.gateway.mcpUrl, bearer(token));
         try {
           const result = await client.callTool({ target: 'dags', query: 'perPage=200' });
           assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
           const names = (result.structuredContent!.data as { items: Array<{ name: string }> }).items.map(
             (item) => item.name,
           );
-          assert.ok(names.includes(dagu.seed.dags.twoSteps));
+          assert.ok(names.includes(on.dagu.seed.dags.twoSteps));
         } finally {
           await client.close();
         }
-        const record = gateway.auditLines().at(-1)!;
+        const record = on.gateway.auditLines().at(-1)!;
         assert.deepEqual(
           [record.event, record.identity, record.identity_kind, record.target, record.outcome],
           ['mcp.tool_call', identity, kind, 'dags', 'ok'],
@@ -307,8 +294,8 @@ describe('public-key mode (RS256)', () => {
   let pk: CapturedGateway;
   before(async () => {
     pk = await startCapturedGateway({
-      DAGU_URL: dagu.url,
-      DAGU_API_BASE: dagu.apiBase,
+      DAGU_URL: on.dagu.url,
+      DAGU_API_BASE: on.dagu.apiBase,
       AUTH_JWT_PUBLIC_KEY: rsa.publicPem,
       AUTH_JWT_ISSUER: 'https://idp.test',
     });
@@ -325,7 +312,7 @@ describe('public-key mode (RS256)', () => {
     for (const era of ['modern', 'legacy'] as const) {
       const client = await CONNECTORS[era](pk.mcpUrl, bearer(rs256()));
       try {
-        const result = await client.callTool({ target: 'dag', name: dagu.seed.dags.twoSteps });
+        const result = await client.callTool({ target: 'dag', name: on.dagu.seed.dags.twoSteps });
         assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
       } finally {
         await client.close();
@@ -394,8 +381,8 @@ describe('JWKS mode', () => {
     await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
     const { port } = jwksServer.address() as AddressInfo;
     jw = await startCapturedGateway({
-      DAGU_URL: dagu.url,
-      DAGU_API_BASE: dagu.apiBase,
+      DAGU_URL: on.dagu.url,
+      DAGU_API_BASE: on.dagu.apiBase,
       AUTH_JWKS_URL: `http://127.0.0.1:${port}/jwks.json`,
     });
   });
@@ -467,7 +454,7 @@ test('no path variant of the MCP endpoint is served without a credential', async
     '/x/../mcp',
     '/mcp%3F',
   ]) {
-    const response = await rawHttp(`${gateway.baseUrl}${path}`, {
+    const response = await rawHttp(`${on.gateway.baseUrl}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2025-06-18' },
       body: JSON.stringify(toolCallBody({ target: 'references' })),
@@ -479,7 +466,7 @@ test('no path variant of the MCP endpoint is served without a credential', async
 describe('anonymous mode (no credentials configured)', () => {
   test('on loopback every caller is served as "anonymous", with a loud warning', async () => {
     const open = await startCapturedGateway(
-      { DAGU_URL: dagu.url, DAGU_API_BASE: dagu.apiBase },
+      { DAGU_URL: on.dagu.url, DAGU_API_BASE: on.dagu.apiBase },
       { logLevel: 'warn' },
     );
     try {
@@ -502,7 +489,12 @@ describe('anonymous mode (no credentials configured)', () => {
   });
 
   test('on a non-loopback address the gateway refuses to start unless AUTH_ALLOW_ANONYMOUS=true', async () => {
-    const env = { HOST: '0.0.0.0', PORT: '0', AUDIT_LOG: join(tempDir(), 'audit.log'), DAGU_URL: dagu.url };
+    const env = {
+      HOST: '0.0.0.0',
+      PORT: '0',
+      AUDIT_LOG: join(tempDir(), 'audit.log'),
+      DAGU_URL: on.dagu.url,
+    };
     await assert.rejects(buildApp(loadConfig(env), { logger: false }), /AUTH_ALLOW_ANONYMOUS=true/);
     const allowed = await buildApp(loadConfig({ ...env, AUTH_ALLOW_ANONYMOUS: 'true' }), { logger: false });
     await allowed.close();

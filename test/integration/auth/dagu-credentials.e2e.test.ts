@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   bearer,
-  type CapturedGateway,
   type GatedProxy,
   hs256,
   httpFailure,
@@ -19,11 +18,11 @@ import {
   newSecret,
   postMcp,
   startCapturedGateway,
-  startGatedProxy,
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
 import { type DaguInstance, daguApi, startDagu } from '../../support/dagu.ts';
 import { CONNECTORS, type TestClient } from '../../support/gateway.ts';
+import { gatewayOnDagu } from '../../support/gateway-on-dagu.ts';
 
 const TOKEN_SECRET = newSecret();
 const ADMIN = { username: 'admin', password: `admin-${newSecret()}` };
@@ -104,8 +103,6 @@ after(async () => {
 describe('Dagu builtin auth: Dagu login tokens are accepted with the shared token secret', () => {
   let viewer: Login;
   let admin: Login;
-  let proxy: GatedProxy;
-  let gateway: CapturedGateway;
 
   before(async () => {
     admin = await login(builtin, ADMIN);
@@ -122,18 +119,11 @@ describe('Dagu builtin auth: Dagu login tokens are accepted with the shared toke
       assert.match(JSON.stringify(created.body), /license/);
       viewer = admin;
     }
-    proxy = await startGatedProxy(builtin.url);
-    gateway = await startCapturedGateway({
-      DAGU_URL: proxy.url,
-      DAGU_API_BASE: builtin.apiBase,
-      DAGU_API_TOKEN: gatewayToken(builtin),
-      AUTH_JWT_SECRET: TOKEN_SECRET,
-    });
   });
-  after(async () => {
-    await gateway?.close();
-    await proxy?.close();
-  });
+  const on = gatewayOnDagu(() => ({
+    dagu: builtin,
+    env: { DAGU_API_TOKEN: gatewayToken(builtin), AUTH_JWT_SECRET: TOKEN_SECRET },
+  }));
 
   test("Dagu's login tokens are HS256 with sub, uid, username, role, iat and exp (no iss or aud)", () => {
     const [header, payload] = viewer.token.split('.') as [string, string];
@@ -150,13 +140,13 @@ describe('Dagu builtin auth: Dagu login tokens are accepted with the shared toke
     if (viewer !== admin) sessions.unshift(['viewer', viewer]);
     for (const [who, session] of sessions) {
       for (const era of ['modern', 'legacy'] as const) {
-        const client = await CONNECTORS[era](gateway.mcpUrl, bearer(session.token));
+        const client = await CONNECTORS[era](on.gateway.mcpUrl, bearer(session.token));
         try {
           assert.ok((await dagNames(client)).includes(PROBE_DAG), `${who} via ${era}`);
         } finally {
           await client.close();
         }
-        const record = gateway.auditLines().at(-1)!;
+        const record = on.gateway.auditLines().at(-1)!;
         assert.deepEqual(
           [record.identity, record.identity_kind, record.outcome],
           [session.user.id, 'jwt', 'ok'],
@@ -167,11 +157,11 @@ describe('Dagu builtin auth: Dagu login tokens are accepted with the shared toke
   });
 
   test("the gateway calls Dagu with its own token, never the caller's Dagu token", () => {
-    for (const request of proxy.requests) {
+    for (const request of on.proxy.requests) {
       assert.equal(request.headers.authorization, `Bearer ${gatewayToken(builtin)}`, request.rawUrl);
     }
-    assertNeverForwarded(proxy, viewer.token);
-    assertNeverForwarded(proxy, admin.token);
+    assertNeverForwarded(on.proxy, viewer.token);
+    assertNeverForwarded(on.proxy, admin.token);
   });
 
   test("a token signed with another secret, or Dagu's token with a configured audience, is refused", async () => {
@@ -185,7 +175,7 @@ describe('Dagu builtin auth: Dagu login tokens are accepted with the shared toke
       },
       newSecret(),
     );
-    const response = await postMcp(gateway.mcpUrl, bearer(forged));
+    const response = await postMcp(on.gateway.mcpUrl, bearer(forged));
     assert.equal(response.status, 401);
     assert.equal(response.json().code, 'unauthenticated');
 
@@ -239,27 +229,17 @@ describe('Dagu builtin auth: Dagu login tokens are accepted with the shared toke
 describe("the gateway's own DAGU_API_TOKEN (1.x static token, 2.x API key)", () => {
   const CALLER_KEY = newApiKey('caller');
   let keysFile: string;
-  let proxy: GatedProxy;
-  let gateway: CapturedGateway;
-
-  before(async () => {
+  const on = gatewayOnDagu(() => {
     keysFile = writeKeysFile([{ name: 'caller', key: CALLER_KEY }]);
-    proxy = await startGatedProxy(staticDagu.url);
-    gateway = await startCapturedGateway({
-      DAGU_URL: proxy.url,
-      DAGU_API_BASE: staticDagu.apiBase,
-      DAGU_API_TOKEN: gatewayToken(staticDagu),
-      AUTH_API_KEYS_FILE: keysFile,
-    });
-  });
-  after(async () => {
-    await gateway?.close();
-    await proxy?.close();
+    return {
+      dagu: staticDagu,
+      env: { DAGU_API_TOKEN: gatewayToken(staticDagu), AUTH_API_KEYS_FILE: keysFile },
+    };
   });
 
   test('both clients read DAGs and a spec through the gateway, which sends only its own token', async () => {
     for (const era of ['modern', 'legacy'] as const) {
-      const client = await CONNECTORS[era](gateway.mcpUrl, bearer(CALLER_KEY));
+      const client = await CONNECTORS[era](on.gateway.mcpUrl, bearer(CALLER_KEY));
       try {
         assert.deepEqual(await dagNames(client), [PROBE_DAG]);
         const spec = await client.callTool({ target: 'dag_spec', name: PROBE_DAG });
@@ -269,11 +249,11 @@ describe("the gateway's own DAGU_API_TOKEN (1.x static token, 2.x API key)", () 
         await client.close();
       }
     }
-    assert.ok(proxy.requests.length >= 4);
-    for (const request of proxy.requests) {
+    assert.ok(on.proxy.requests.length >= 4);
+    for (const request of on.proxy.requests) {
       assert.equal(request.headers.authorization, `Bearer ${gatewayToken(staticDagu)}`, request.rawUrl);
     }
-    assertNeverForwarded(proxy, CALLER_KEY);
+    assertNeverForwarded(on.proxy, CALLER_KEY);
   });
 
   test('without DAGU_API_TOKEN, or with a wrong one, reads give resource_unavailable', async () => {
@@ -305,16 +285,19 @@ describe("the gateway's own DAGU_API_TOKEN (1.x static token, 2.x API key)", () 
 
   test('the caller is still authenticated by the gateway first: a wrong caller key never reaches Dagu', async () => {
     // The readiness probe may call Dagu's health route meanwhile; no read may reach Dagu.
-    const reads = () => proxy.requests.filter((request) => !request.rawUrl.endsWith('/health')).length;
+    const reads = () => on.proxy.requests.filter((request) => !request.rawUrl.endsWith('/health')).length;
     const before = reads();
-    const response = await postMcp(gateway.mcpUrl, bearer(gatewayToken(staticDagu)));
+    const response = await postMcp(on.gateway.mcpUrl, bearer(gatewayToken(staticDagu)));
     // Dagu's own token is not a gateway credential.
     assert.equal(response.status, 401);
     for (const era of ['modern', 'legacy'] as const) {
-      await assert.rejects(CONNECTORS[era](gateway.mcpUrl, bearer(newApiKey('nobody'))), (error: unknown) => {
-        assert.equal(httpFailure(error).status, 401);
-        return true;
-      });
+      await assert.rejects(
+        CONNECTORS[era](on.gateway.mcpUrl, bearer(newApiKey('nobody'))),
+        (error: unknown) => {
+          assert.equal(httpFailure(error).status, 401);
+          return true;
+        },
+      );
     }
     assert.equal(reads(), before);
   });

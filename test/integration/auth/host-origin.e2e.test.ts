@@ -2,10 +2,9 @@
 // ALLOWED_ORIGINS gets 403 on every route (MCP, health, readiness, metrics, metadata), before
 // authentication; both MCP clients see the 403.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   bearer,
-  type CapturedGateway,
   httpFailure,
   newApiKey,
   postMcp,
@@ -14,30 +13,16 @@ import {
   toolCallBody,
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
-import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { CONNECTORS } from '../../support/gateway.ts';
+import { gatewayOnTestDagu } from '../../support/gateway-on-dagu.ts';
 
 const KEY = newApiKey('origin');
 const ALLOWED_ORIGIN = 'https://app.example';
 
-let dagu: TestDagu;
-let gateway: CapturedGateway;
-let port: string;
-
-before(async () => {
-  dagu = await getTestDagu();
-  gateway = await startCapturedGateway({
-    DAGU_URL: dagu.url,
-    DAGU_API_BASE: dagu.apiBase,
-    AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'origin-key', key: KEY }]),
-    ALLOWED_ORIGINS: ALLOWED_ORIGIN,
-  });
-  port = new URL(gateway.baseUrl).port;
-});
-after(async () => {
-  await gateway?.close();
-  await dagu?.stop();
-});
+const on = gatewayOnTestDagu(() => ({
+  AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'origin-key', key: KEY }]),
+  ALLOWED_ORIGINS: ALLOWED_ORIGIN,
+}));
 
 interface Route {
   method: 'GET' | 'POST';
@@ -57,7 +42,7 @@ const ROUTES: Route[] = [
 
 function send(route: Route, headers: Record<string, string>) {
   const post = route.method === 'POST';
-  return rawHttp(`${gateway.baseUrl}${route.path}`, {
+  return rawHttp(`${on.gateway.baseUrl}${route.path}`, {
     method: route.method,
     headers: {
       ...(post
@@ -82,7 +67,7 @@ describe('Host', () => {
         assert.equal(response.status, 403, `${route.method} ${route.path}`);
         assert.equal(JSON.parse(response.text).code, 'invalid_host', `${route.method} ${route.path}`);
       }
-      const record = gateway.auditLines().at(-1)!;
+      const record = on.gateway.auditLines().at(-1)!;
       assert.deepEqual(
         [record.event, record.outcome, record.reason, record.http_status],
         ['mcp.request_denied', 'invalid_host', 'invalid_host', 403],
@@ -91,6 +76,7 @@ describe('Host', () => {
   }
 
   test('loopback names with any port are served', async () => {
+    const { port } = new URL(on.gateway.baseUrl);
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'localhost', `[::1]:${port}`]) {
       const health = await send({ method: 'GET', path: '/healthz' }, { host });
       assert.equal(health.status, 200, host);
@@ -109,14 +95,14 @@ describe('Origin', () => {
         assert.equal(JSON.parse(response.text).code, 'invalid_origin', `${route.method} ${route.path}`);
       }
       // No credential at all: still 403, not 401 (the Origin check comes first).
-      const anonymous = await fetch(gateway.mcpUrl, {
+      const anonymous = await fetch(on.gateway.mcpUrl, {
         method: 'POST',
         headers: { origin, 'content-type': 'application/json' },
         body: '{}',
       });
       assert.equal(anonymous.status, 403);
       assert.equal(anonymous.headers.get('www-authenticate'), null);
-      const record = gateway.auditLines().at(-1)!;
+      const record = on.gateway.auditLines().at(-1)!;
       assert.deepEqual(
         [record.outcome, record.reason, record.path],
         ['invalid_origin', 'invalid_origin', '/mcp'],
@@ -127,16 +113,16 @@ describe('Origin', () => {
   test('the allowed origin, and requests without Origin, are served', async () => {
     for (const headers of [{ origin: ALLOWED_ORIGIN }, {}] as Array<Record<string, string>>) {
       for (const path of ['/healthz', '/metrics', '/.well-known/oauth-protected-resource/mcp']) {
-        assert.equal((await fetch(`${gateway.baseUrl}${path}`, { headers })).status, 200, path);
+        assert.equal((await fetch(`${on.gateway.baseUrl}${path}`, { headers })).status, 200, path);
       }
-      assert.equal((await postMcp(gateway.mcpUrl, { ...bearer(KEY), ...headers })).status, 200);
+      assert.equal((await postMcp(on.gateway.mcpUrl, { ...bearer(KEY), ...headers })).status, 200);
     }
   });
 
   for (const era of ['modern', 'legacy'] as const) {
     test(`the ${era} client is refused with 403 from a foreign Origin and served from the allowed one`, async () => {
       await assert.rejects(
-        CONNECTORS[era](gateway.mcpUrl, { ...bearer(KEY), origin: 'https://evil.example' }),
+        CONNECTORS[era](on.gateway.mcpUrl, { ...bearer(KEY), origin: 'https://evil.example' }),
         (error: unknown) => {
           const { status, body } = httpFailure(error);
           assert.equal(status, 403, String(error));
@@ -144,9 +130,9 @@ describe('Origin', () => {
           return true;
         },
       );
-      const client = await CONNECTORS[era](gateway.mcpUrl, { ...bearer(KEY), origin: ALLOWED_ORIGIN });
+      const client = await CONNECTORS[era](on.gateway.mcpUrl, { ...bearer(KEY), origin: ALLOWED_ORIGIN });
       try {
-        const result = await client.callTool({ target: 'dag', name: dagu.seed.dags.twoSteps });
+        const result = await client.callTool({ target: 'dag', name: on.dagu.seed.dags.twoSteps });
         assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
       } finally {
         await client.close();
@@ -165,15 +151,15 @@ describe('loopback origins', () => {
   for (const era of ['modern', 'legacy'] as const) {
     test(`a loopback bind without ALLOWED_ORIGINS serves the ${era} client from a loopback Origin, any port`, async () => {
       const local = await startCapturedGateway({
-        DAGU_URL: dagu.url,
-        DAGU_API_BASE: dagu.apiBase,
+        DAGU_URL: on.dagu.url,
+        DAGU_API_BASE: on.dagu.apiBase,
         AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'origin-key', key: KEY }]),
       });
       try {
         for (const origin of ['http://localhost:6274', 'http://127.0.0.1:5173', 'http://[::1]:80']) {
           const client = await CONNECTORS[era](local.mcpUrl, { ...bearer(KEY), origin });
           try {
-            const result = await client.callTool({ target: 'dag', name: dagu.seed.dags.twoSteps });
+            const result = await client.callTool({ target: 'dag', name: on.dagu.seed.dags.twoSteps });
             assert.notEqual(result.isError, true, `${origin}: ${JSON.stringify(result.structuredContent)}`);
           } finally {
             await client.close();

@@ -9,7 +9,6 @@ import { fileURLToPath } from 'node:url';
 import {
   bearer,
   type CapturedGateway,
-  type GatedProxy,
   httpFailure,
   keysYaml,
   metricSum,
@@ -18,12 +17,12 @@ import {
   replaceFile,
   scrape,
   startCapturedGateway,
-  startGatedProxy,
   tempDir,
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { CONNECTORS } from '../../support/gateway.ts';
+import { gatewayOnDagu } from '../../support/gateway-on-dagu.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -153,48 +152,39 @@ describe('per-identity rate limit (RATE_LIMIT_PER_MINUTE=3)', () => {
 describe('per-identity concurrency cap (MAX_CONCURRENT_CALLS_PER_IDENTITY=1)', () => {
   const KEY = newApiKey('busy');
   const OTHER = newApiKey('idle');
-  let proxy: GatedProxy;
-  let gateway: CapturedGateway;
-  before(async () => {
-    proxy = await startGatedProxy(dagu.url);
-    gateway = await startCapturedGateway({
-      DAGU_URL: proxy.url,
-      DAGU_API_BASE: dagu.apiBase,
+  const on = gatewayOnDagu(() => ({
+    dagu,
+    env: {
       MAX_CONCURRENT_CALLS_PER_IDENTITY: '1',
       AUTH_API_KEYS_FILE: writeKeysFile([
         { name: 'busy', key: KEY },
         { name: 'idle', key: OTHER },
       ]),
-    });
-  });
-  after(async () => {
-    proxy?.release();
-    await gateway?.close();
-    await proxy?.close();
-  });
+    },
+  }));
 
   test('a second call while the first waits for Dagu gets 429 (concurrency); other callers are served', async () => {
-    const client = await CONNECTORS.modern(gateway.mcpUrl, bearer(KEY));
+    const client = await CONNECTORS.modern(on.gateway.mcpUrl, bearer(KEY));
     try {
-      proxy.hold();
+      on.proxy.hold();
       const first = client.callTool({ target: 'dags' });
-      await proxy.held(1);
-      const second = await postMcp(gateway.mcpUrl, bearer(KEY));
+      await on.proxy.held(1);
+      const second = await postMcp(on.gateway.mcpUrl, bearer(KEY));
       assert.equal(second.status, 429);
       assert.equal(second.headers.get('retry-after'), '1');
       assert.equal(second.json().code, 'rate_limited');
       assert.match(String(second.json().message), /concurrent/);
-      assert.equal(gateway.auditLines().at(-1)?.reason, 'concurrency');
-      assert.equal(await statusWith(gateway.mcpUrl, OTHER), 200);
-      proxy.release();
+      assert.equal(on.gateway.auditLines().at(-1)?.reason, 'concurrency');
+      assert.equal(await statusWith(on.gateway.mcpUrl, OTHER), 200);
+      on.proxy.release();
       assert.notEqual((await first).isError, true);
       // The slot is free again once the first call has answered.
-      assert.equal(await statusWith(gateway.mcpUrl, KEY), 200);
+      assert.equal(await statusWith(on.gateway.mcpUrl, KEY), 200);
     } finally {
-      proxy.release();
+      on.proxy.release();
       await client.close();
     }
-    const samples = (await scrape(gateway.baseUrl)).samples;
+    const samples = (await scrape(on.gateway.baseUrl)).samples;
     assert.equal(metricSum(samples, 'mcp_gateway_rate_limited_total', { reason: 'concurrency' }), 1);
     assert.equal(metricSum(samples, 'mcp_gateway_inflight_calls'), 0);
   });
@@ -205,41 +195,28 @@ describe('API key file reload without a restart', () => {
   const STAY = newApiKey('stay');
   const NEW = newApiKey('new');
   let keysFile: string;
-  let proxy: GatedProxy;
-  let gateway: CapturedGateway;
-
-  before(async () => {
+  const on = gatewayOnDagu(() => {
     keysFile = writeKeysFile([
       { name: 'old', key: OLD },
       { name: 'stay', key: STAY },
     ]);
-    proxy = await startGatedProxy(dagu.url);
-    gateway = await startCapturedGateway({
-      DAGU_URL: proxy.url,
-      DAGU_API_BASE: dagu.apiBase,
-      AUTH_API_KEYS_FILE: keysFile,
-    });
-  });
-  after(async () => {
-    proxy?.release();
-    await gateway?.close();
-    await proxy?.close();
+    return { dagu, env: { AUTH_API_KEYS_FILE: keysFile } };
   });
 
   const reloads = async (result: 'ok' | 'error') =>
-    metricSum((await scrape(gateway.baseUrl)).samples, 'mcp_gateway_api_keys_reloads_total', { result });
+    metricSum((await scrape(on.gateway.baseUrl)).samples, 'mcp_gateway_api_keys_reloads_total', { result });
 
   test('editing the file adds a key and removes one; a call in flight with the removed key completes', async () => {
-    assert.equal(await statusWith(gateway.mcpUrl, OLD), 200);
-    assert.equal(await statusWith(gateway.mcpUrl, NEW), 401);
+    assert.equal(await statusWith(on.gateway.mcpUrl, OLD), 200);
+    assert.equal(await statusWith(on.gateway.mcpUrl, NEW), 401);
     const okBefore = await reloads('ok');
-    const modern = await CONNECTORS.modern(gateway.mcpUrl, bearer(OLD));
-    const legacy = await CONNECTORS.legacy(gateway.mcpUrl, bearer(OLD));
+    const modern = await CONNECTORS.modern(on.gateway.mcpUrl, bearer(OLD));
+    const legacy = await CONNECTORS.legacy(on.gateway.mcpUrl, bearer(OLD));
     try {
       // A read held at Dagu's door: in flight across the reload.
-      proxy.hold();
+      on.proxy.hold();
       const inFlight = modern.callTool({ target: 'dags', query: 'perPage=200' });
-      await proxy.held(1);
+      await on.proxy.held(1);
 
       replaceFile(
         keysFile,
@@ -249,31 +226,31 @@ describe('API key file reload without a restart', () => {
         ]),
       );
       const deadline = Date.now() + 5000;
-      while ((await statusWith(gateway.mcpUrl, NEW)) !== 200) {
+      while ((await statusWith(on.gateway.mcpUrl, NEW)) !== 200) {
         assert.ok(Date.now() < deadline, 'the new key was not accepted within 5 s');
         await sleep(25);
       }
-      assert.equal(await statusWith(gateway.mcpUrl, OLD), 401);
-      assert.equal(await statusWith(gateway.mcpUrl, STAY), 200);
+      assert.equal(await statusWith(on.gateway.mcpUrl, OLD), 401);
+      assert.equal(await statusWith(on.gateway.mcpUrl, STAY), 200);
       // A connected client whose key was removed is refused on its next call.
       await assert.rejects(legacy.callTool({ target: 'references' }), (error: unknown) => {
         assert.equal(httpFailure(error).status, 401);
         return true;
       });
 
-      proxy.release();
+      on.proxy.release();
       const result = await inFlight;
       assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
       const names = (result.structuredContent!.data as { items: Array<{ name: string }> }).items.map(
         (i) => i.name,
       );
       assert.ok(names.includes(dagu.seed.dags.twoSteps));
-      const record = gateway
+      const record = on.gateway
         .auditLines()
         .find((line) => line.event === 'mcp.tool_call' && line.identity === 'old' && line.target === 'dags');
       assert.equal(record?.outcome, 'ok');
     } finally {
-      proxy.release();
+      on.proxy.release();
       await modern.close();
       await legacy.close().catch(() => {});
     }
@@ -288,16 +265,16 @@ describe('API key file reload without a restart', () => {
       assert.ok(Date.now() < deadline, 'the broken file was not noticed within 5 s');
       await sleep(25);
     }
-    assert.equal(await statusWith(gateway.mcpUrl, NEW), 200);
-    assert.equal(await statusWith(gateway.mcpUrl, STAY), 200);
+    assert.equal(await statusWith(on.gateway.mcpUrl, NEW), 200);
+    assert.equal(await statusWith(on.gateway.mcpUrl, STAY), 200);
 
     const LATEST = newApiKey('latest');
     replaceFile(keysFile, keysYaml([{ name: 'latest', key: LATEST }]));
-    while ((await statusWith(gateway.mcpUrl, LATEST)) !== 200) {
+    while ((await statusWith(on.gateway.mcpUrl, LATEST)) !== 200) {
       assert.ok(Date.now() < deadline + 5000, 'the repaired file was not applied within 5 s');
       await sleep(25);
     }
-    assert.equal(await statusWith(gateway.mcpUrl, NEW), 401);
+    assert.equal(await statusWith(on.gateway.mcpUrl, NEW), 401);
   });
 });
 

@@ -9,7 +9,6 @@ import {
   bearer,
   type CapturedGateway,
   claims,
-  type GatedProxy,
   hs256,
   httpFailure,
   metricSum,
@@ -19,11 +18,11 @@ import {
   type Sample,
   scrape,
   startCapturedGateway,
-  startGatedProxy,
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { CONNECTORS } from '../../support/gateway.ts';
+import { gatewayOnDagu } from '../../support/gateway-on-dagu.ts';
 
 let dagu: TestDagu;
 before(async () => {
@@ -177,33 +176,23 @@ describe('/metrics: the families, and numbers that move with the calls', () => {
   const KEY = newApiKey('metrics');
   const BURST_KEY = newApiKey('burst');
   const SLOW_KEY = newApiKey('slow');
-  let proxy: GatedProxy;
-  let gateway: CapturedGateway;
-
-  before(async () => {
-    proxy = await startGatedProxy(dagu.url);
-    gateway = await startCapturedGateway({
-      DAGU_URL: proxy.url,
-      DAGU_API_BASE: dagu.apiBase,
+  const on = gatewayOnDagu(() => ({
+    dagu,
+    env: {
       RATE_LIMIT_PER_MINUTE: '6',
       AUTH_API_KEYS_FILE: writeKeysFile([
         { name: 'metrics', key: KEY },
         { name: 'burst', key: BURST_KEY },
         { name: 'slow', key: SLOW_KEY },
       ]),
-    });
-  });
-  after(async () => {
-    proxy?.release();
-    await gateway?.close();
-    await proxy?.close();
-  });
+    },
+  }));
 
   const delta = (before: Sample[], after: Sample[], name: string, labels: Record<string, string> = {}) =>
     metricSum(after, name, labels) - metricSum(before, name, labels);
 
   test('every family is exposed with its type', async () => {
-    const { text } = await scrape(gateway.baseUrl);
+    const { text } = await scrape(on.gateway.baseUrl);
     for (const [family, type] of [
       ['mcp_server_operation_duration_seconds', 'histogram'],
       ['dagu_upstream_request_duration_seconds', 'histogram'],
@@ -220,10 +209,10 @@ describe('/metrics: the families, and numbers that move with the calls', () => {
   });
 
   test('tool calls, upstream requests, auth failures and rate limiting are counted', async () => {
-    const { samples: before } = await scrape(gateway.baseUrl);
+    const { samples: before } = await scrape(on.gateway.baseUrl);
     const name = dagu.seed.dags.fails;
     const id = dagu.seed.runs.fails;
-    const modern = await CONNECTORS.modern(gateway.mcpUrl, bearer(KEY));
+    const modern = await CONNECTORS.modern(on.gateway.mcpUrl, bearer(KEY));
     try {
       await modern.callTool({ target: 'dags' });
       await modern.callTool({ target: 'dag_spec', name: dagu.seed.dags.twoSteps });
@@ -233,21 +222,21 @@ describe('/metrics: the families, and numbers that move with the calls', () => {
     } finally {
       await modern.close();
     }
-    const legacy = await CONNECTORS.legacy(gateway.mcpUrl, bearer(KEY));
+    const legacy = await CONNECTORS.legacy(on.gateway.mcpUrl, bearer(KEY));
     try {
       await legacy.callTool({ target: 'run_logs', name, dagRunId: id });
     } finally {
       await legacy.close();
     }
     for (const header of [{}, bearer(newApiKey('nobody')), bearer(newApiKey('nobody'))]) {
-      assert.equal((await postMcp(gateway.mcpUrl, header)).status, 401);
+      assert.equal((await postMcp(on.gateway.mcpUrl, header)).status, 401);
     }
     const statuses: number[] = [];
     for (let call = 0; call < 7; call++)
-      statuses.push((await postMcp(gateway.mcpUrl, bearer(BURST_KEY))).status);
+      statuses.push((await postMcp(on.gateway.mcpUrl, bearer(BURST_KEY))).status);
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429]);
 
-    const { samples: after } = await scrape(gateway.baseUrl);
+    const { samples: after } = await scrape(on.gateway.baseUrl);
     const operations = 'mcp_server_operation_duration_seconds_count';
     const tools = { mcp_method_name: 'tools/call', gen_ai_tool_name: 'dagu_read' };
     assert.equal(delta(before, after, operations, tools), 5 + 6);
@@ -287,25 +276,25 @@ describe('/metrics: the families, and numbers that move with the calls', () => {
 
   test('the in-flight gauge counts a call while it waits for Dagu', async () => {
     const inflight = async () =>
-      metricSum((await scrape(gateway.baseUrl)).samples, 'mcp_gateway_inflight_calls');
+      metricSum((await scrape(on.gateway.baseUrl)).samples, 'mcp_gateway_inflight_calls');
     assert.equal(await inflight(), 0);
-    const client = await CONNECTORS.modern(gateway.mcpUrl, bearer(SLOW_KEY));
+    const client = await CONNECTORS.modern(on.gateway.mcpUrl, bearer(SLOW_KEY));
     try {
-      proxy.hold();
+      on.proxy.hold();
       const pending = client.callTool({ target: 'dags' });
-      await proxy.held(1);
+      await on.proxy.held(1);
       assert.equal(await inflight(), 1);
-      proxy.release();
+      on.proxy.release();
       assert.notEqual((await pending).isError, true);
     } finally {
-      proxy.release();
+      on.proxy.release();
       await client.close();
     }
     assert.equal(await inflight(), 0);
   });
 
   test('label values are bounded: no DAG name, run id, step name or key appears in them', async () => {
-    const { samples } = await scrape(gateway.baseUrl);
+    const { samples } = await scrape(on.gateway.baseUrl);
     const forbidden = [
       ...Object.values(dagu.seed.dags),
       ...Object.values(dagu.seed.runs),

@@ -2,33 +2,17 @@
 // gateway and Dagu, and pinned per target: a change that adds an upstream request to a read must change
 // this table on purpose. Counts are for the pinned Dagu generation; both are listed where they differ.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import {
-  type CapturedGateway,
-  type GatedProxy,
-  metricSum,
-  postMcp,
-  scrape,
-  startCapturedGateway,
-  startGatedProxy,
-  toolCallBody,
-} from '../../support/auth-fixtures.ts';
+import { after, test } from 'node:test';
+import { metricSum, postMcp, scrape, toolCallBody } from '../../support/auth-fixtures.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { gatewayOnDagu } from '../../support/gateway-on-dagu.ts';
 
 let dagu: TestDagu;
-let proxy: GatedProxy;
-let gateway: CapturedGateway;
-
-before(async () => {
+const on = gatewayOnDagu(async () => {
   dagu = await getTestDagu();
-  proxy = await startGatedProxy(dagu.url);
-  gateway = await startCapturedGateway({ DAGU_URL: proxy.url, DAGU_API_BASE: dagu.apiBase });
+  return { dagu };
 });
-after(async () => {
-  await gateway?.close();
-  await proxy?.close();
-  await dagu?.stop();
-});
+after(() => dagu?.stop());
 
 interface Case {
   name: string;
@@ -144,11 +128,11 @@ test('each target makes the pinned number of Dagu requests', async () => {
   const expected: Record<string, number> = {};
   const routes: string[] = [];
   for (const testCase of CASES) {
-    const before = proxy.requests.length;
-    const answer = await postMcp(gateway.mcpUrl, {}, toolCallBody(testCase.args()));
+    const before = on.proxy.requests.length;
+    const answer = await postMcp(on.gateway.mcpUrl, {}, toolCallBody(testCase.args()));
     assert.equal(answer.status, 200, testCase.name);
     // The readiness probe runs in the background; it is no read's request.
-    const made = proxy.requests
+    const made = on.proxy.requests
       .slice(before)
       .map((request) => request.rawUrl.split('?')[0]!)
       .filter((path) => path !== `${dagu.apiBase}/health`);
@@ -165,15 +149,15 @@ test('identical reads asked for at once share one Dagu request, and every call i
   const args = { target: 'run', name: dagu.seed.dags.twoSteps, dagRunId: dagu.seed.runs.twoStepsFirst };
   const calls = 6;
   const joinedBefore = metricSum(
-    (await scrape(gateway.baseUrl)).samples,
+    (await scrape(on.gateway.baseUrl)).samples,
     'dagu_upstream_requests_joined_total',
   );
-  const auditBefore = gateway.auditLines().length;
-  const before = proxy.requests.length;
+  const auditBefore = on.gateway.auditLines().length;
+  const before = on.proxy.requests.length;
   // A batch (initialize era) starts all its calls in one event-loop turn: the one deterministic way to
   // have identical reads wait for the same request.
   const batch = Array.from({ length: calls }, (_, index) => toolCallBody(args, index + 1));
-  const answer = await postMcp(gateway.mcpUrl, { 'mcp-protocol-version': '2025-03-26' }, batch);
+  const answer = await postMcp(on.gateway.mcpUrl, { 'mcp-protocol-version': '2025-03-26' }, batch);
   assert.equal(answer.status, 200);
   const results = JSON.parse(answer.text) as Array<{
     result: { isError?: boolean; structuredContent: { data: { dagRunId: string } } };
@@ -183,10 +167,11 @@ test('identical reads asked for at once share one Dagu request, and every call i
     assert.notEqual(result.result.isError, true);
     assert.equal(result.result.structuredContent.data.dagRunId, dagu.seed.runs.twoStepsFirst);
   }
-  const made = proxy.requests.slice(before).filter((request) => !request.rawUrl.endsWith('/health'));
+  const made = on.proxy.requests.slice(before).filter((request) => !request.rawUrl.endsWith('/health'));
   assert.equal(made.length, 1, made.map((request) => request.rawUrl).join('\n'));
   const joined =
-    metricSum((await scrape(gateway.baseUrl)).samples, 'dagu_upstream_requests_joined_total') - joinedBefore;
+    metricSum((await scrape(on.gateway.baseUrl)).samples, 'dagu_upstream_requests_joined_total') -
+    joinedBefore;
   assert.equal(joined, calls - 1);
-  assert.equal(gateway.auditLines().length - auditBefore, calls);
+  assert.equal(on.gateway.auditLines().length - auditBefore, calls);
 });

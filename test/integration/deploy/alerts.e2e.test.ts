@@ -16,11 +16,11 @@ import { calibrateHashRates } from '../../../src/workbook/key-derivation.ts';
 import { bearer, newApiKey, postMcp, toolCallBody, writeKeysFile } from '../../support/auth-fixtures.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
 import { DAGU_PIN, freePort, getTestDagu } from '../../support/dagu.ts';
+import { deployTool, readRepoYaml, repoPath } from '../../support/deploy-tools.ts';
 import { type RunningGateway, startGateway } from '../../support/gateway.ts';
 import { RestartableDagu } from '../../support/restartable-dagu.ts';
 import { fixtureDir, writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 import { encryptAgile, withSpinCount } from '../../support/workbook-fixtures-crypto.ts';
-import { deployTool, readRepoYaml, repoPath } from './tools.ts';
 
 const RULES_FILE = repoPath('deploy', 'prometheus', 'rules', 'dagu-mcp-gateway.rules.yml');
 const ALERTS = readRepoYaml<{ groups: Array<{ rules: Array<{ alert?: string }> }> }>(

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { bearer } from '../../support/auth-fixtures.ts';
 import { type DaguInstance, daguApi, daguLogin, startDagu } from '../../support/dagu.ts';
+import { repoPath } from '../../support/deploy-tools.ts';
 import { connectModern, type RunningGateway, startGateway } from '../../support/gateway.ts';
-import { repoPath } from './tools.ts';
 
 const ADMIN = { username: 'admin', password: 'compose-admin-password' };
 

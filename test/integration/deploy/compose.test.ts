@@ -13,7 +13,14 @@ import { after, describe, test } from 'node:test';
 import picomatch from 'picomatch';
 import { loadConfig } from '../../../src/config.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
-import { deployTool, namesTheGatewayReads, readRepoFile, readRepoYaml, repoPath, run } from './tools.ts';
+import {
+  deployTool,
+  namesTheGatewayReads,
+  readRepoFile,
+  readRepoYaml,
+  repoPath,
+  run,
+} from '../../support/deploy-tools.ts';
 
 interface Service {
   image?: string;

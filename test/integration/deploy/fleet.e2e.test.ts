@@ -15,9 +15,9 @@ import { bearer, newApiKey, RAW_PROTOCOL, toolCallBody, writeKeysFile } from '..
 import { type BinProcess, baseEnv, ensureBuilt, startBin } from '../../support/bin.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
 import { DAGU_PIN, freePort } from '../../support/dagu.ts';
+import { deployTool, repoPath } from '../../support/deploy-tools.ts';
 import { type RedisServer, startRedis } from '../../support/redis.ts';
 import { RestartableDagu } from '../../support/restartable-dagu.ts';
-import { deployTool, repoPath } from './tools.ts';
 
 const CALLERS = 8;
 const DRAIN_MS = 1500;

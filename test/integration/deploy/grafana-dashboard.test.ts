@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EXEMPLAR_TRACE_ID_LABEL } from '../../../src/metrics/exemplars.ts';
-import { readRepoFile, readRepoYaml } from './tools.ts';
+import { readRepoFile, readRepoYaml } from '../../support/deploy-tools.ts';
 
 /** Grafana's data-source variable, as the dashboard writes it (a literal, not a JS template). */
 const DATASOURCE_VARIABLE = ['$', '{datasource}'].join('');

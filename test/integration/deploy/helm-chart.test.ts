@@ -22,7 +22,7 @@ import {
   readRepoYaml,
   repoPath,
   run,
-} from './tools.ts';
+} from '../../support/deploy-tools.ts';
 
 const CHART = repoPath('deploy', 'helm', 'dagu-mcp-gateway');
 const CI_VALUES = join(CHART, 'ci', 'api-keys-values.yaml');

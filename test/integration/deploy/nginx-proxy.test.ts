@@ -17,6 +17,7 @@ import { after, before, describe, test } from 'node:test';
 import { bearer, newApiKey, writeKeysFile } from '../../support/auth-fixtures.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { readRepoFile, repoPath } from '../../support/deploy-tools.ts';
 import { CONNECTORS, type RunningGateway, startGateway } from '../../support/gateway.ts';
 import {
   createTestCa,
@@ -25,7 +26,6 @@ import {
   type TestCa,
   trustingFetch,
 } from '../../support/tls.ts';
-import { readRepoFile, repoPath } from './tools.ts';
 
 const RECIPE = readRepoFile('deploy', 'nginx', 'dagu-mcp-gateway.conf');
 

@@ -22,8 +22,8 @@ import {
 } from '../../support/auth-fixtures.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { deployTool, readRepoFile, readRepoYaml, repoPath } from '../../support/deploy-tools.ts';
 import { connectModern, type RunningGateway, startGateway } from '../../support/gateway.ts';
-import { deployTool, readRepoFile, readRepoYaml, repoPath } from './tools.ts';
 
 const RULES_FILE = repoPath('deploy', 'prometheus', 'rules', 'dagu-mcp-gateway.rules.yml');
 const DASHBOARDS = ['dagu-mcp-gateway.json'];

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
 import { skipUnlessCI } from '../../support/ci.ts';
-import { deployTool, type Run, readRepoYaml, repoPath, run } from './tools.ts';
+import { deployTool, type Run, readRepoYaml, repoPath, run } from '../../support/deploy-tools.ts';
 
 const RULES = repoPath('deploy', 'prometheus', 'rules', 'dagu-mcp-gateway.rules.yml');
 const UNIT_TESTS = repoPath('deploy', 'prometheus', 'tests', 'dagu-mcp-gateway.rules.test.yml');

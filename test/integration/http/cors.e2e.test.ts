@@ -2,41 +2,22 @@
 // admitted origin, the headers on answers of both paths (lean and SDK) and on refusals, and nothing
 // for any other origin. The browser's side of the same is test/integration/browser.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import {
-  bearer,
-  type CapturedGateway,
-  newApiKey,
-  postMcp,
-  startCapturedGateway,
-  writeKeysFile,
-} from '../../support/auth-fixtures.ts';
-import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { describe, test } from 'node:test';
+import { bearer, newApiKey, postMcp, writeKeysFile } from '../../support/auth-fixtures.ts';
+import { gatewayOnTestDagu } from '../../support/gateway-on-dagu.ts';
 
 const ORIGIN = 'http://localhost:6274';
 const KEY = newApiKey('cors');
 const EXPOSED = 'mcp-session-id, mcp-protocol-version, www-authenticate, retry-after';
 
-let dagu: TestDagu;
-let gateway: CapturedGateway;
-
-before(async () => {
-  dagu = await getTestDagu();
-  gateway = await startCapturedGateway({
-    DAGU_URL: dagu.url,
-    DAGU_API_BASE: dagu.apiBase,
-    AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'cors-key', key: KEY }]),
-    ALLOWED_ORIGINS: ORIGIN,
-    RATE_LIMIT_PER_MINUTE: '3',
-  });
-});
-after(async () => {
-  await gateway?.close();
-  await dagu?.stop();
-});
+const on = gatewayOnTestDagu(() => ({
+  AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'cors-key', key: KEY }]),
+  ALLOWED_ORIGINS: ORIGIN,
+  RATE_LIMIT_PER_MINUTE: '3',
+}));
 
 const preflight = (origin: string) =>
-  fetch(gateway.mcpUrl, {
+  fetch(on.gateway.mcpUrl, {
     method: 'OPTIONS',
     headers: {
       origin,
@@ -69,7 +50,7 @@ describe('CORS on the running gateway', () => {
       [],
     );
     assert.ok(
-      gateway
+      on.gateway
         .auditLines()
         .some((line) => line.outcome === 'invalid_origin' && line.http_method === 'OPTIONS'),
     );
@@ -77,10 +58,10 @@ describe('CORS on the running gateway', () => {
 
   test('answers (lean and SDK path) and refusals (401, 429) carry the CORS headers', async () => {
     const withOrigin = { origin: ORIGIN };
-    const unauthenticated = await postMcp(gateway.mcpUrl, withOrigin);
+    const unauthenticated = await postMcp(on.gateway.mcpUrl, withOrigin);
     assert.equal(unauthenticated.status, 401);
     const initialize = await postMcp(
-      gateway.mcpUrl,
+      on.gateway.mcpUrl,
       { ...withOrigin, ...bearer(KEY) },
       {
         jsonrpc: '2.0',
@@ -95,7 +76,8 @@ describe('CORS on the running gateway', () => {
     );
     assert.equal(initialize.status, 200);
     const calls = [];
-    for (let i = 0; i < 4; i++) calls.push(await postMcp(gateway.mcpUrl, { ...withOrigin, ...bearer(KEY) }));
+    for (let i = 0; i < 4; i++)
+      calls.push(await postMcp(on.gateway.mcpUrl, { ...withOrigin, ...bearer(KEY) }));
     assert.deepEqual(
       calls.map((call) => call.status),
       [200, 200, 200, 429],

@@ -9,18 +9,17 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
   bearer,
   type CapturedGateway,
-  type GatedProxy,
   metricSum,
   newApiKey,
   postMcp,
   readsThrough,
   scrape,
   startCapturedGateway,
-  startGatedProxy,
   toolCallBody,
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { gatewayOnDagu } from '../../support/gateway-on-dagu.ts';
 
 let dagu: TestDagu;
 before(async () => {
@@ -40,52 +39,47 @@ const runCall = (id: number) => toolCallBody({ target: 'run', name: 'two-steps',
 describe('batches and the concurrency cap (MAX_CONCURRENT_CALLS_PER_IDENTITY=4)', () => {
   const KEY = newApiKey('batcher');
   const OTHER = newApiKey('bystander');
-  let proxy: GatedProxy;
-  let gateway: CapturedGateway;
-  before(async () => {
-    proxy = await startGatedProxy(dagu.url);
-    gateway = await startCapturedGateway({
-      DAGU_URL: proxy.url,
-      DAGU_API_BASE: dagu.apiBase,
+  const on = gatewayOnDagu(() => ({
+    dagu,
+    env: {
       MAX_CONCURRENT_CALLS_PER_IDENTITY: '4',
       RATE_LIMIT_PER_MINUTE: '1000',
       AUTH_API_KEYS_FILE: writeKeysFile([
         { name: 'batcher', key: KEY },
         { name: 'bystander', key: OTHER },
       ]),
-    });
-  });
-  after(async () => {
-    proxy?.release();
-    await gateway?.close();
-    await proxy?.close();
-  });
+    },
+  }));
 
   const inflight = async () =>
-    metricSum((await scrape(gateway.baseUrl)).samples, 'mcp_gateway_inflight_calls');
+    metricSum((await scrape(on.gateway.baseUrl)).samples, 'mcp_gateway_inflight_calls');
 
   test('each call of a batch takes a slot; a batch larger than the free slots is refused whole with 429', async () => {
-    proxy.hold();
+    on.proxy.hold();
     try {
-      const batch = postBatch(gateway.mcpUrl, KEY, [runCall(1), runCall(2), runCall(3)]);
-      await proxy.held(3);
+      const batch = postBatch(on.gateway.mcpUrl, KEY, [runCall(1), runCall(2), runCall(3)]);
+      await on.proxy.held(3);
       assert.equal(await inflight(), 3);
-      const forwarded = readsThrough(proxy, dagu.apiBase);
-      const refused = await postBatch(gateway.mcpUrl, KEY, [runCall(4), runCall(5)]);
+      const forwarded = readsThrough(on.proxy, dagu.apiBase);
+      const refused = await postBatch(on.gateway.mcpUrl, KEY, [runCall(4), runCall(5)]);
       assert.equal(refused.status, 429);
       assert.equal(refused.headers.get('retry-after'), '1');
       const body = refused.json() as { code: string; message: string };
       assert.equal(body.code, 'rate_limited');
       assert.match(body.message, /the batch holds 2 calls, 1 of at most 4 are free/);
-      assert.equal(readsThrough(proxy, dagu.apiBase), forwarded, 'no call of the refused batch reached Dagu');
-      assert.equal(gateway.auditLines().at(-1)?.reason, 'concurrency');
-      // The last free slot still serves a single call, and other callers are not affected.
-      assert.equal((await postMcp(gateway.mcpUrl, bearer(KEY))).status, 200);
       assert.equal(
-        (await postBatch(gateway.mcpUrl, OTHER, [toolCallBody({ target: 'references' })])).status,
+        readsThrough(on.proxy, dagu.apiBase),
+        forwarded,
+        'no call of the refused batch reached Dagu',
+      );
+      assert.equal(on.gateway.auditLines().at(-1)?.reason, 'concurrency');
+      // The last free slot still serves a single call, and other callers are not affected.
+      assert.equal((await postMcp(on.gateway.mcpUrl, bearer(KEY))).status, 200);
+      assert.equal(
+        (await postBatch(on.gateway.mcpUrl, OTHER, [toolCallBody({ target: 'references' })])).status,
         200,
       );
-      proxy.release();
+      on.proxy.release();
       const answered = await batch;
       assert.equal(answered.status, 200);
       const answers = answered.json() as Array<{
@@ -95,23 +89,23 @@ describe('batches and the concurrency cap (MAX_CONCURRENT_CALLS_PER_IDENTITY=4)'
       assert.deepEqual(answers.map((answer) => answer.id).sort(), [1, 2, 3]);
       for (const answer of answers) assert.equal(answer.result.structuredContent.target, 'run');
     } finally {
-      proxy.release();
+      on.proxy.release();
     }
     assert.equal(await inflight(), 0);
   });
 
   test('a batch that holds more calls than the cap never runs any of them', async () => {
-    const forwarded = readsThrough(proxy, dagu.apiBase);
-    const audited = gateway.auditLines().length;
+    const forwarded = readsThrough(on.proxy, dagu.apiBase);
+    const audited = on.gateway.auditLines().length;
     const refused = await postBatch(
-      gateway.mcpUrl,
+      on.gateway.mcpUrl,
       KEY,
       Array.from({ length: 5 }, (_, index) => runCall(index + 1)),
     );
     assert.equal(refused.status, 429);
     assert.match((refused.json() as { message: string }).message, /the batch holds 5 calls, 4 of at most 4/);
-    assert.equal(readsThrough(proxy, dagu.apiBase), forwarded);
-    const lines = gateway.auditLines().slice(audited);
+    assert.equal(readsThrough(on.proxy, dagu.apiBase), forwarded);
+    const lines = on.gateway.auditLines().slice(audited);
     assert.deepEqual(
       lines.map((line) => line.event),
       ['mcp.request_denied'],
@@ -119,7 +113,7 @@ describe('batches and the concurrency cap (MAX_CONCURRENT_CALLS_PER_IDENTITY=4)'
     assert.equal(await inflight(), 0);
     // Nothing of the refused batch stays reserved: the cap's worth runs at once.
     const full = await postBatch(
-      gateway.mcpUrl,
+      on.gateway.mcpUrl,
       KEY,
       Array.from({ length: 4 }, (_, index) => runCall(index + 1)),
     );
@@ -165,25 +159,15 @@ describe('batches and the rate (RATE_LIMIT_PER_MINUTE=5)', () => {
 
 describe('batches and protocol revisions', () => {
   const KEY = newApiKey('reviser');
-  let proxy: GatedProxy;
-  let gateway: CapturedGateway;
-  before(async () => {
-    proxy = await startGatedProxy(dagu.url);
-    gateway = await startCapturedGateway({
-      DAGU_URL: proxy.url,
-      DAGU_API_BASE: dagu.apiBase,
-      AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'reviser', key: KEY }]),
-    });
-  });
-  after(async () => {
-    await gateway?.close();
-    await proxy?.close();
-  });
+  const on = gatewayOnDagu(() => ({
+    dagu,
+    env: { AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'reviser', key: KEY }]) },
+  }));
 
   for (const version of ['2025-06-18', '2025-11-25', '2026-07-28']) {
     test(`MCP-Protocol-Version ${version}: a batch body is a JSON-RPC error, and nothing runs`, async () => {
-      const forwarded = readsThrough(proxy, dagu.apiBase);
-      const answer = await postBatch(gateway.mcpUrl, KEY, [runCall(1), runCall(2)], version);
+      const forwarded = readsThrough(on.proxy, dagu.apiBase);
+      const answer = await postBatch(on.gateway.mcpUrl, KEY, [runCall(1), runCall(2)], version);
       assert.equal(answer.status, 400);
       const body = answer.json() as {
         jsonrpc: string;
@@ -194,22 +178,22 @@ describe('batches and protocol revisions', () => {
       assert.equal(body.id, null);
       assert.equal(body.error.code, -32600);
       assert.match(body.error.message, new RegExp(`revision ${version} has no JSON-RPC batches`));
-      assert.equal(readsThrough(proxy, dagu.apiBase), forwarded);
+      assert.equal(readsThrough(on.proxy, dagu.apiBase), forwarded);
       // A batch of one is still a batch under these revisions.
-      assert.equal((await postBatch(gateway.mcpUrl, KEY, [runCall(3)], version)).status, 400);
+      assert.equal((await postBatch(on.gateway.mcpUrl, KEY, [runCall(3)], version)).status, 400);
     });
   }
 
   for (const version of [undefined, '2025-03-26']) {
     test(`${version ?? 'no MCP-Protocol-Version'}: a batch gets an array of answers, a batch of one too`, async () => {
-      const answer = await postBatch(gateway.mcpUrl, KEY, [runCall(1), runCall(2)], version);
+      const answer = await postBatch(on.gateway.mcpUrl, KEY, [runCall(1), runCall(2)], version);
       assert.equal(answer.status, 200);
       const answers = answer.json() as Array<{
         id: number;
         result: { structuredContent: { target: string } };
       }>;
       assert.deepEqual(answers.map((item) => item.id).sort(), [1, 2]);
-      const one = await postBatch(gateway.mcpUrl, KEY, [runCall(7)], version);
+      const one = await postBatch(on.gateway.mcpUrl, KEY, [runCall(7)], version);
       assert.equal(one.status, 200);
       const single = one.json() as Array<{ id: number; result: { structuredContent: { target: string } } }>;
       assert.ok(Array.isArray(single), 'a batch of one answers with an array of one');
@@ -217,13 +201,13 @@ describe('batches and protocol revisions', () => {
       assert.equal(single[0]!.id, 7);
       assert.equal(single[0]!.result.structuredContent.target, 'run');
       // The same call outside a batch answers with the object itself.
-      const plain = await postBatch(gateway.mcpUrl, KEY, runCall(8), version);
+      const plain = await postBatch(on.gateway.mcpUrl, KEY, runCall(8), version);
       assert.equal((plain.json() as { id: number }).id, 8);
     });
   }
 
   test('each message of a batch is answered on its own: bad arguments, lists, resources, notifications', async () => {
-    const answer = await postBatch(gateway.mcpUrl, KEY, [
+    const answer = await postBatch(on.gateway.mcpUrl, KEY, [
       toolCallBody('not an object', 1),
       { jsonrpc: '2.0', id: 2, method: 'tools/list' },
       { jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'dagu://reference/tools' } },
@@ -242,7 +226,7 @@ describe('batches and protocol revisions', () => {
     );
     const resource = byId.get(3) as { result: { contents: Array<{ uri: string }> } };
     assert.equal(resource.result.contents[0]!.uri, 'dagu://reference/tools');
-    const notifications = await postBatch(gateway.mcpUrl, KEY, [
+    const notifications = await postBatch(on.gateway.mcpUrl, KEY, [
       { jsonrpc: '2.0', method: 'notifications/initialized' },
     ]);
     assert.equal(notifications.status, 202);
@@ -255,14 +239,14 @@ describe('batches and protocol revisions', () => {
       [{ jsonrpc: '2.0', id: 1 }],
       Array.from({ length: 101 }, (_, id) => runCall(id)),
     ]) {
-      const answer = await postBatch(gateway.mcpUrl, KEY, body);
+      const answer = await postBatch(on.gateway.mcpUrl, KEY, body);
       assert.equal(answer.status, 400, JSON.stringify(body).slice(0, 80));
       assert.equal((answer.json() as { error: { code: number } }).error.code, -32600);
     }
   });
 
   test('the v1 client transport: refused under its negotiated 2025-11-25, answered under 2025-03-26', async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(gateway.mcpUrl), {
+    const transport = new StreamableHTTPClientTransport(new URL(on.gateway.mcpUrl), {
       requestInit: { headers: bearer(KEY) },
     });
     const received: JSONRPCMessage[] = [];

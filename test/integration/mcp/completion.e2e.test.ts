@@ -5,17 +5,17 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   bearer,
-  type CapturedGateway,
   httpFailure,
   newApiKey,
   startCapturedGateway,
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
-import { getTestDagu, startDagu, type TestDagu } from '../../support/dagu.ts';
+import { startDagu } from '../../support/dagu.ts';
 import { CONNECTORS, type CompleteParams, type TestClient, withClient } from '../../support/gateway.ts';
+import { gatewayOnTestDagu } from '../../support/gateway-on-dagu.ts';
 
 const FULL_KEY = newApiKey('full');
 const SCOPED_KEY = newApiKey('scoped');
@@ -31,24 +31,12 @@ const WIKI = 'dagu://wiki/{workspace}{?page,perPage,flat,sort,order,prefix}';
 const WIKI_PAGE = 'dagu://wiki/{workspace}/{+path}';
 const RUNS = 'dagu://runs{?name,dagRunId,status*,fromDate,toDate,limit,cursor,labels}';
 
-let dagu: TestDagu;
-let gateway: CapturedGateway;
-
-before(async () => {
-  dagu = await getTestDagu();
-  gateway = await startCapturedGateway({
-    DAGU_URL: dagu.url,
-    DAGU_API_BASE: dagu.apiBase,
-    AUTH_API_KEYS_FILE: writeKeysFile([
-      { name: 'full', key: FULL_KEY },
-      { name: 'two-only', key: SCOPED_KEY, dags: ['two-*'], workspaces: ['ops'] },
-    ]),
-  });
-});
-after(async () => {
-  await gateway?.close();
-  await dagu?.stop();
-});
+const on = gatewayOnTestDagu(() => ({
+  AUTH_API_KEYS_FILE: writeKeysFile([
+    { name: 'full', key: FULL_KEY },
+    { name: 'two-only', key: SCOPED_KEY, dags: ['two-*'], workspaces: ['ops'] },
+  ]),
+}));
 
 const template = (
   uri: string,
@@ -62,7 +50,7 @@ const template = (
 });
 
 const withKey = (era: 'modern' | 'legacy', key: string, use: (client: TestClient) => Promise<void>) =>
-  withClient(era, gateway.mcpUrl, bearer(key), use);
+  withClient(era, on.gateway.mcpUrl, bearer(key), use);
 
 for (const era of ['modern', 'legacy'] as const) {
   describe(`completion/complete (${era} client)`, () => {
@@ -75,8 +63,8 @@ for (const era of ['modern', 'legacy'] as const) {
     test('DAG names: every DAG for an empty value, a case-insensitive prefix otherwise', async () => {
       await withKey(era, FULL_KEY, async (client) => {
         const all = (await client.complete(template(SPEC, 'name'))).completion;
-        assert.deepEqual([...all.values].sort(), Object.values(dagu.seed.dags).sort());
-        assert.equal(all.total, dagu.seed.dagCount);
+        assert.deepEqual([...all.values].sort(), Object.values(on.dagu.seed.dags).sort());
+        assert.equal(all.total, on.dagu.seed.dagCount);
         assert.equal(all.hasMore, false);
         assert.deepEqual((await client.complete(template(SPEC, 'name', 'TWO'))).completion, {
           values: ['two-steps'],
@@ -91,7 +79,7 @@ for (const era of ['modern', 'legacy'] as const) {
 
     test('run ids: latest, then the runs newest first; narrowed by the typed prefix', async () => {
       await withKey(era, FULL_KEY, async (client) => {
-        const { runs, dags } = dagu.seed;
+        const { runs, dags } = on.dagu.seed;
         const context = { name: dags.twoSteps };
         const { completion } = await client.complete(template(RUN, 'dagRunId', '', context));
         assert.deepEqual(completion, {
@@ -110,7 +98,7 @@ for (const era of ['modern', 'legacy'] as const) {
 
     test('step names of a run and of a sub run; sub-run ids of a run', async () => {
       await withKey(era, FULL_KEY, async (client) => {
-        const { runs, dags, facts } = dagu.seed;
+        const { runs, dags, facts } = on.dagu.seed;
         const steps = await client.complete(
           template(STEP_LOG, 'stepName', '', { name: dags.twoSteps, dagRunId: 'latest' }),
         );
@@ -142,9 +130,9 @@ for (const era of ['modern', 'legacy'] as const) {
       await withKey(era, FULL_KEY, async (client) => {
         const workspaces = (await client.complete(template(WIKI, 'workspace'))).completion.values;
         assert.ok(workspaces.includes('default'), JSON.stringify(workspaces));
-        if (dagu.generation === 1) assert.deepEqual(workspaces, ['default'], 'Dagu 1.x has one workspace');
+        if (on.dagu.generation === 1) assert.deepEqual(workspaces, ['default'], 'Dagu 1.x has one workspace');
         const pages = (workspace: string) => client.complete(template(WIKI_PAGE, 'path', '', { workspace }));
-        if (dagu.generation === 1) {
+        if (on.dagu.generation === 1) {
           // No wiki on Dagu 1.x: an error that says so, not an empty list.
           await assert.rejects(pages('default'), (error: unknown) => {
             assert.equal((error as { data?: { code?: string } }).data?.code, 'resource_unavailable');
@@ -198,9 +186,9 @@ for (const era of ['modern', 'legacy'] as const) {
           });
         assert.deepEqual((await prompt('why_did_run_fail', 'name', 'fa')).completion.values, ['fails']);
         assert.deepEqual(
-          (await prompt('why_did_run_fail', 'dagRunId', '', { name: dagu.seed.dags.fails })).completion
+          (await prompt('why_did_run_fail', 'dagRunId', '', { name: on.dagu.seed.dags.fails })).completion
             .values,
-          ['latest', dagu.seed.runs.fails],
+          ['latest', on.dagu.seed.runs.fails],
         );
         assert.deepEqual((await prompt('compare_runs', 'count', '')).completion.values, [
           '3',
@@ -226,7 +214,7 @@ for (const era of ['modern', 'legacy'] as const) {
 
     test('the allowlist filters completions exactly as it filters reads', async () => {
       await withKey(era, SCOPED_KEY, async (client) => {
-        const { runs, dags } = dagu.seed;
+        const { runs, dags } = on.dagu.seed;
         assert.deepEqual((await client.complete(template(SPEC, 'name'))).completion, {
           values: ['two-steps'],
           total: 1,
@@ -255,8 +243,8 @@ for (const era of ['modern', 'legacy'] as const) {
         assert.equal(own.completion.values.length, 3);
         // workspaces: [ops] (Dagu 1.x has only `default`; the 2.x seed adds `ops`).
         const workspaces = (await client.complete(template(WIKI, 'workspace'))).completion.values;
-        assert.deepEqual(workspaces, dagu.generation === 1 ? [] : ['ops']);
-        if (dagu.generation === 2) {
+        assert.deepEqual(workspaces, on.dagu.generation === 1 ? [] : ['ops']);
+        if (on.dagu.generation === 2) {
           const hidden = await client.complete(template(WIKI_PAGE, 'path', '', { workspace: 'default' }));
           assert.deepEqual(hidden.completion.values, [], "another workspace's pages");
         }
@@ -270,7 +258,7 @@ describe('completion/complete is metered and audited like a tool call', () => {
     await withKey('legacy', SCOPED_KEY, async (client) => {
       await client.complete(template(SPEC, 'name', 'tw'));
     });
-    const line = gateway
+    const line = on.gateway
       .auditLines()
       .filter((entry) => entry.event === 'mcp.completion')
       .at(-1);
@@ -283,8 +271,8 @@ describe('completion/complete is metered and audited like a tool call', () => {
 
   test('the per-identity rate limit counts completions (429 past the budget)', async () => {
     const limited = await startCapturedGateway({
-      DAGU_URL: dagu.url,
-      DAGU_API_BASE: dagu.apiBase,
+      DAGU_URL: on.dagu.url,
+      DAGU_API_BASE: on.dagu.apiBase,
       AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'limited', key: LIMITED_KEY }]),
       RATE_LIMIT_PER_MINUTE: '2',
     });
@@ -315,7 +303,7 @@ describe('completion/complete is metered and audited like a tool call', () => {
   test('Dagu unreachable: a JSON-RPC error with the contract error object, not an empty list', async () => {
     const down = await startCapturedGateway({
       DAGU_URL: 'http://127.0.0.1:9',
-      DAGU_API_BASE: dagu.apiBase,
+      DAGU_API_BASE: on.dagu.apiBase,
       DAGU_TIMEOUT_MS: '500',
       AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'full', key: FULL_KEY }]),
     });

@@ -3,39 +3,26 @@
 // on a human task, a foreach step, labels. On a Dagu 1.x suite run these tests skip: the 2.x subset of
 // the runner reads them on the 2.x Dagu (under CI the suite runs against 2.x, where a skip fails).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { skipUnlessCI } from '../../support/ci.ts';
-import { getTestDagu, type SeedWikiPage, type TestDagu } from '../../support/dagu.ts';
-import { connectModern, type RunningGateway, startGateway, type TestClient } from '../../support/gateway.ts';
+import type { SeedWikiPage } from '../../support/dagu.ts';
+import { gatewayOnTestDagu } from '../../support/gateway-on-dagu.ts';
 
 type Data = Record<string, unknown>;
 
-let dagu: TestDagu;
-let gateway: RunningGateway;
-let client: TestClient;
-
-before(async () => {
-  dagu = await getTestDagu();
-  gateway = await startGateway({ DAGU_URL: dagu.url, DAGU_API_BASE: dagu.apiBase });
-  client = await connectModern(gateway.mcpUrl);
-});
-after(async () => {
-  await client?.close();
-  await gateway?.close();
-  await dagu?.stop();
-});
+const on = gatewayOnTestDagu(undefined, { client: true });
 
 /** The 2.x part of the seed, or a skip on Dagu 1.x. */
 function v2(t: { skip(message: string): void }) {
-  if (dagu.generation !== 2 || dagu.seed.v2 === undefined) {
+  if (on.dagu.generation !== 2 || on.dagu.seed.v2 === undefined) {
     t.skip(skipUnlessCI('Dagu 1.x has none of this; the 2.x subset of the run reads it'));
     return undefined;
   }
-  return dagu.seed.v2;
+  return on.dagu.seed.v2;
 }
 
 async function read(args: Record<string, unknown>): Promise<{ envelope: Data; data: Data }> {
-  const result = await client.callTool(args);
+  const result = await on.client.callTool(args);
   assert.notEqual(
     result.isError,
     true,
@@ -122,7 +109,11 @@ describe('the Wiki of a real Dagu 2.x', () => {
 
   test('wiki_page of a page that does not exist is resource_not_found with its URI', async (t) => {
     if (v2(t) === undefined) return;
-    const result = await client.callTool({ target: 'wiki_page', workspace: 'ops', path: 'runbooks/missing' });
+    const result = await on.client.callTool({
+      target: 'wiki_page',
+      workspace: 'ops',
+      path: 'runbooks/missing',
+    });
     assert.equal(result.isError, true);
     assert.equal(result.structuredContent?.code, 'resource_not_found');
     assert.equal(result.structuredContent?.uri, 'dagu://wiki/ops/runbooks/missing');
@@ -171,7 +162,7 @@ describe('2.x run details on real runs', () => {
     if (seed === undefined) return;
     const { data } = await read({
       target: 'run',
-      name: dagu.seed.dags.humanTask,
+      name: on.dagu.seed.dags.humanTask,
       dagRunId: seed.runs.humanTask,
     });
     assert.equal(data.statusLabel, 'waiting');
@@ -193,7 +184,7 @@ describe('2.x run details on real runs', () => {
   test('a foreach step carries foreachUri, the canonical foreach-items URI of that step', async (t) => {
     const seed = v2(t);
     if (seed === undefined) return;
-    const name = dagu.seed.dags.foreach ?? '';
+    const name = on.dagu.seed.dags.foreach ?? '';
     const { data } = await read({ target: 'run', name, dagRunId: seed.runs.foreach });
     const steps = data.steps as Data[];
     const foreach = steps.find((step) => step.name === seed.foreach.stepName);
@@ -206,7 +197,7 @@ describe('2.x run details on real runs', () => {
 
   test('labels of a DAG are read from 2.x `labels`, in dag and dags', async (t) => {
     if (v2(t) === undefined) return;
-    const { dags, facts } = dagu.seed;
+    const { dags, facts } = on.dagu.seed;
     const { data } = await read({ target: 'dag', name: dags.labelled });
     assert.deepEqual(data.labels, facts.labels.labelled);
     const listed = await read({ target: 'dags', query: 'labels=beta' });

@@ -4,30 +4,16 @@
 // with the request's URI; only a real foreach step (v2.15.1: `executorConfig.type: "foreach"`) is
 // resource_unavailable, naming what this Dagu cannot give.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { skipUnlessCI } from '../../support/ci.ts';
-import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
-import { connectModern, type RunningGateway, startGateway, type TestClient } from '../../support/gateway.ts';
+import { gatewayOnTestDagu } from '../../support/gateway-on-dagu.ts';
 
-let dagu: TestDagu;
-let gateway: RunningGateway;
-let client: TestClient;
-
-before(async () => {
-  dagu = await getTestDagu();
-  gateway = await startGateway({ DAGU_URL: dagu.url, DAGU_API_BASE: dagu.apiBase });
-  client = await connectModern(gateway.mcpUrl);
-});
-after(async () => {
-  await client?.close();
-  await gateway?.close();
-  await dagu?.stop();
-});
+const on = gatewayOnTestDagu(undefined, { client: true });
 
 const esc = encodeURIComponent;
 
 async function failure(args: Record<string, unknown>) {
-  const result = await client.callTool(args);
+  const result = await on.client.callTool(args);
   assert.equal(result.isError, true, JSON.stringify(args));
   return result.structuredContent as { code: string; message: string; uri?: string; target?: string };
 }
@@ -47,10 +33,10 @@ function foreachReads(name: string, dagRunId: string, stepName: string) {
 }
 
 test('a real foreach step on Dagu v2.15.1: resource_unavailable naming the per-item state it lacks', async (t) => {
-  const v2 = dagu.seed.v2;
-  if (dagu.generation !== 2 || v2 === undefined)
+  const v2 = on.dagu.seed.v2;
+  if (on.dagu.generation !== 2 || v2 === undefined)
     return t.skip(skipUnlessCI('Dagu 1.x has no foreach steps (next test)'));
-  const name = dagu.seed.dags.foreach ?? '';
+  const name = on.dagu.seed.dags.foreach ?? '';
   for (const { args, uri } of foreachReads(name, v2.runs.foreach, v2.foreach.stepName)) {
     const error = await failure(args);
     assert.equal(error.code, 'resource_unavailable', JSON.stringify(error));
@@ -63,10 +49,10 @@ test('a real foreach step on Dagu v2.15.1: resource_unavailable naming the per-i
 });
 
 test('an unknown run, an unknown step, or a step that is not a foreach step is resource_not_found with the URI', async () => {
-  const { dags, runs } = dagu.seed;
-  const v2 = dagu.seed.v2;
+  const { dags, runs } = on.dagu.seed;
+  const v2 = on.dagu.seed.v2;
   const [name, dagRunId, plainStep] =
-    dagu.generation === 2 && v2 !== undefined
+    on.dagu.generation === 2 && v2 !== undefined
       ? [dags.foreach ?? '', v2.runs.foreach, 'summary']
       : [dags.fails, runs.fails, 'boom'];
   const cases = [

@@ -5,42 +5,24 @@
 // initialize era and keeps nothing; on 2026-07-28 the method does not exist and the per-request level
 // is accepted; no request ever gets a log notification.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import {
-  bearer,
-  type CapturedGateway,
-  newApiKey,
-  startCapturedGateway,
-  writeKeysFile,
-} from '../../support/auth-fixtures.ts';
-import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { bearer, newApiKey, writeKeysFile } from '../../support/auth-fixtures.ts';
 import { type PromptResult, type TestClient, withClient } from '../../support/gateway.ts';
+import { gatewayOnTestDagu } from '../../support/gateway-on-dagu.ts';
 
 const FULL_KEY = newApiKey('full');
 const SCOPED_KEY = newApiKey('scoped');
 
-let dagu: TestDagu;
-let gateway: CapturedGateway;
-
-before(async () => {
-  dagu = await getTestDagu();
-  gateway = await startCapturedGateway({
-    DAGU_URL: dagu.url,
-    DAGU_API_BASE: dagu.apiBase,
-    AUTH_API_KEYS_FILE: writeKeysFile([
-      { name: 'full', key: FULL_KEY },
-      { name: 'two-only', key: SCOPED_KEY, dags: ['two-*'] },
-    ]),
-  });
-});
-after(async () => {
-  await gateway?.close();
-  await dagu?.stop();
-});
+const on = gatewayOnTestDagu(() => ({
+  AUTH_API_KEYS_FILE: writeKeysFile([
+    { name: 'full', key: FULL_KEY },
+    { name: 'two-only', key: SCOPED_KEY, dags: ['two-*'] },
+  ]),
+}));
 
 const withKey = (era: 'modern' | 'legacy', key: string, use: (client: TestClient) => Promise<void>) =>
-  withClient(era, gateway.mcpUrl, bearer(key), use);
+  withClient(era, on.gateway.mcpUrl, bearer(key), use);
 
 /** Every `dagu_read {…}` call a prompt's text names, parsed (the shortest `{…}` that is JSON). */
 function readCalls(result: PromptResult): Array<Record<string, unknown>> {
@@ -62,7 +44,7 @@ function readCalls(result: PromptResult): Array<Record<string, unknown>> {
 
 /** Fills the placeholders a prompt leaves for the agent with what the agent would have read first. */
 function filled(call: Record<string, unknown>): Record<string, unknown> {
-  const { seed } = dagu;
+  const { seed } = on.dagu;
   const out = { ...call };
   if (out.stepName === '<step name>') {
     out.stepName = out.name === seed.dags.fails ? seed.facts.failsStepName : seed.facts.twoStepsStepNames[0];
@@ -95,7 +77,7 @@ for (const era of ['modern', 'legacy'] as const) {
 
     test('why_did_run_fail leads to the failing step and its stderr with valid reads', async () => {
       await withKey(era, FULL_KEY, async (client) => {
-        const { dags, facts } = dagu.seed;
+        const { dags, facts } = on.dagu.seed;
         const result = await client.getPrompt('why_did_run_fail', { name: dags.fails });
         const calls = readCalls(result);
         assert.deepEqual(
@@ -127,7 +109,7 @@ for (const era of ['modern', 'legacy'] as const) {
 
     test('an explicit run id is used in every call; summarize_dag and compare_runs name valid reads', async () => {
       await withKey(era, FULL_KEY, async (client) => {
-        const { dags, runs } = dagu.seed;
+        const { dags, runs } = on.dagu.seed;
         const pinned = await client.getPrompt('why_did_run_fail', { name: dags.fails, dagRunId: runs.fails });
         const pinnedCalls = readCalls(pinned).filter((call) => 'dagRunId' in call);
         assert.ok(pinnedCalls.length >= 2, JSON.stringify(pinnedCalls));
@@ -176,10 +158,12 @@ for (const era of ['modern', 'legacy'] as const) {
 
     test('a scoped caller gets the prompt, and the allowlist refuses the reads it names', async () => {
       await withKey(era, SCOPED_KEY, async (client) => {
-        const calls = readCalls(await client.getPrompt('why_did_run_fail', { name: dagu.seed.dags.fails }));
+        const calls = readCalls(
+          await client.getPrompt('why_did_run_fail', { name: on.dagu.seed.dags.fails }),
+        );
         const read = await client.callTool(filled(calls[0]!));
         assert.equal(read.structuredContent?.code, 'unauthorized');
-        const own = readCalls(await client.getPrompt('summarize_dag', { name: dagu.seed.dags.twoSteps }));
+        const own = readCalls(await client.getPrompt('summarize_dag', { name: on.dagu.seed.dags.twoSteps }));
         assert.notEqual((await client.callTool(own[0]!)).isError, true);
       });
     });
@@ -207,7 +191,7 @@ describe('logging', () => {
   test('initialize era: the v2 client in its default (initialize) mode sets a level too', async () => {
     const client = new Client({ name: 'gateway-tests', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(gateway.mcpUrl), {
+      new StreamableHTTPClientTransport(new URL(on.gateway.mcpUrl), {
         requestInit: { headers: bearer(FULL_KEY) },
       }),
     );
@@ -220,7 +204,7 @@ describe('logging', () => {
   });
 
   const post = async (headers: Record<string, string>, body: unknown) => {
-    const response = await fetch(gateway.mcpUrl, {
+    const response = await fetch(on.gateway.mcpUrl, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -247,7 +231,7 @@ describe('logging', () => {
     method: 'tools/call',
     params: {
       name: 'dagu_read',
-      arguments: { target: 'dag', name: dagu.seed.dags.fails },
+      arguments: { target: 'dag', name: on.dagu.seed.dags.fails },
       ...(meta ? { _meta: meta } : {}),
     },
   });

@@ -2,44 +2,33 @@
 // method), a batch refused whole and oversized headers each leave one audit record and move
 // `mcp_gateway_refused_requests_total` by one, under a bounded reason (never the name that was sent).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   bearer,
-  type CapturedGateway,
   metricSum,
   newApiKey,
   postMcp,
   rawHttp,
   scrape,
-  startCapturedGateway,
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
-import { getTestDagu } from '../../support/dagu.ts';
+import { gatewayOnTestDagu } from '../../support/gateway-on-dagu.ts';
 
 const KEY = newApiKey('unserved');
 
 describe('calls the gateway does not serve are audited and counted', () => {
-  let gateway: CapturedGateway;
-  before(async () => {
-    const dagu = await getTestDagu();
-    gateway = await startCapturedGateway({
-      DAGU_URL: dagu.url,
-      DAGU_API_BASE: dagu.apiBase,
-      AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'unserved', key: KEY }]),
-    });
-  });
-  after(async () => {
-    await gateway?.close();
-  });
+  const on = gatewayOnTestDagu(() => ({
+    AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'unserved', key: KEY }]),
+  }));
 
   const refusedCount = async (reason: string) =>
-    metricSum((await scrape(gateway.baseUrl)).samples, 'mcp_gateway_refused_requests_total', { reason });
+    metricSum((await scrape(on.gateway.baseUrl)).samples, 'mcp_gateway_refused_requests_total', { reason });
   const denied = (reason: string) =>
-    gateway.auditLines().filter((line) => line.event === 'mcp.request_denied' && line.reason === reason);
+    on.gateway.auditLines().filter((line) => line.event === 'mcp.request_denied' && line.reason === reason);
 
   test('an unknown tool: -32602, one audit record naming it, one count', async () => {
     const before = await refusedCount('unknown_tool');
-    const response = await postMcp(gateway.mcpUrl, bearer(KEY), {
+    const response = await postMcp(on.gateway.mcpUrl, bearer(KEY), {
       jsonrpc: '2.0',
       id: 7,
       method: 'tools/call',
@@ -57,14 +46,14 @@ describe('calls the gateway does not serve are audited and counted', () => {
 
   test('an unknown method: -32601, one audit record, one count; a notification is not counted', async () => {
     const before = await refusedCount('unknown_method');
-    const response = await postMcp(gateway.mcpUrl, bearer(KEY), {
+    const response = await postMcp(on.gateway.mcpUrl, bearer(KEY), {
       jsonrpc: '2.0',
       id: 8,
       method: 'dagu/delete_everything',
       params: {},
     });
     assert.equal((response.json() as { error?: { code: number } }).error?.code, -32601, response.text);
-    await postMcp(gateway.mcpUrl, bearer(KEY), { jsonrpc: '2.0', method: 'notifications/unknown' });
+    await postMcp(on.gateway.mcpUrl, bearer(KEY), { jsonrpc: '2.0', method: 'notifications/unknown' });
     assert.equal((await refusedCount('unknown_method')) - before, 1);
     assert.equal(denied('unknown_method')[0]?.method, 'dagu/delete_everything');
   });
@@ -72,10 +61,11 @@ describe('calls the gateway does not serve are audited and counted', () => {
   test('a batch refused whole: 400, one audit record, one count', async () => {
     const before = await refusedCount('batch');
     const message = { jsonrpc: '2.0', id: 1, method: 'ping' };
-    const response = await postMcp(gateway.mcpUrl, { ...bearer(KEY), 'mcp-protocol-version': '2025-06-18' }, [
-      message,
-      { ...message, id: 2 },
-    ]);
+    const response = await postMcp(
+      on.gateway.mcpUrl,
+      { ...bearer(KEY), 'mcp-protocol-version': '2025-06-18' },
+      [message, { ...message, id: 2 }],
+    );
     assert.equal(response.status, 400);
     assert.equal((await refusedCount('batch')) - before, 1);
     assert.equal(denied('batch')[0]?.http_status, 400);
@@ -83,7 +73,7 @@ describe('calls the gateway does not serve are audited and counted', () => {
 
   test('oversized headers: 431 in the gateway shape, one audit record, one count', async () => {
     const before = await refusedCount('headers_too_large');
-    const response = await rawHttp(`${gateway.baseUrl}/healthz`, {
+    const response = await rawHttp(`${on.gateway.baseUrl}/healthz`, {
       headers: { 'x-padding': 'a'.repeat(20_000) },
     });
     assert.equal(response.status, 431);

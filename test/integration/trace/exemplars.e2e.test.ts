@@ -22,9 +22,9 @@ import {
 import { ROOT } from '../../support/bin.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { deployTool, readRepoYaml } from '../../support/deploy-tools.ts';
 import { callsArrived, jaegerBinary, type RunningJaeger, startJaeger } from '../../support/jaeger.ts';
 import { tempDir } from '../../support/temp.ts';
-import { deployTool, readRepoYaml } from '../deploy/tools.ts';
 
 const binary = jaegerBinary();
 const prometheusTool = deployTool('prometheus');

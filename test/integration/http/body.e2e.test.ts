@@ -2,40 +2,19 @@
 // and nothing of it reaches Dagu; a body in a Content-Encoding the gateway does not decode gets 415.
 // Authentication still answers first.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import {
-  bearer,
-  type CapturedGateway,
-  type GatedProxy,
-  newApiKey,
-  rawHttp,
-  readsThrough,
-  startCapturedGateway,
-  startGatedProxy,
-  writeKeysFile,
-} from '../../support/auth-fixtures.ts';
+import { bearer, newApiKey, rawHttp, readsThrough, writeKeysFile } from '../../support/auth-fixtures.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { gatewayOnDagu } from '../../support/gateway-on-dagu.ts';
 
 const KEY = newApiKey('door');
 let dagu: TestDagu;
-let proxy: GatedProxy;
-let gateway: CapturedGateway;
-
-before(async () => {
+const on = gatewayOnDagu(async () => {
   dagu = await getTestDagu();
-  proxy = await startGatedProxy(dagu.url);
-  gateway = await startCapturedGateway({
-    DAGU_URL: proxy.url,
-    DAGU_API_BASE: dagu.apiBase,
-    AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'door', key: KEY }]),
-  });
+  return { dagu, env: { AUTH_API_KEYS_FILE: writeKeysFile([{ name: 'door', key: KEY }]) } };
 });
-after(async () => {
-  await gateway?.close();
-  await proxy?.close();
-  await dagu?.stop();
-});
+after(() => dagu?.stop());
 
 const ENVELOPE =
   '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}';
@@ -58,7 +37,7 @@ function toolCallBytes(era: 'modern' | 'legacy', nameBytes: Buffer): Buffer {
 
 /** POSTs raw bytes (rawHttp: node:http keeps every byte and header ours). */
 function post(body: Buffer, headers: Record<string, string>) {
-  return rawHttp(gateway.mcpUrl, {
+  return rawHttp(on.gateway.mcpUrl, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -79,8 +58,8 @@ for (const era of ['legacy', 'modern'] as const) {
       });
       assert.equal(valid.status, 200);
       assert.equal(JSON.parse(valid.text).result.structuredContent.target, 'dag_spec');
-      const forwarded = readsThrough(proxy, dagu.apiBase);
-      const audited = gateway.auditLines().length;
+      const forwarded = readsThrough(on.proxy, dagu.apiBase);
+      const audited = on.gateway.auditLines().length;
       for (const bad of [
         Buffer.from([0xc3, 0x28, 0xff]), // the issue's probe: a broken two-byte sequence and a stray 0xff
         Buffer.from([0xed, 0xa0, 0x80]), // an encoded UTF-16 surrogate
@@ -95,9 +74,9 @@ for (const era of ['legacy', 'modern'] as const) {
           id: null,
         });
       }
-      assert.equal(readsThrough(proxy, dagu.apiBase), forwarded, 'no invalid body reached Dagu');
+      assert.equal(readsThrough(on.proxy, dagu.apiBase), forwarded, 'no invalid body reached Dagu');
       assert.deepEqual(
-        gateway
+        on.gateway
           .auditLines()
           .slice(audited)
           .filter((line) => line.event === 'mcp.tool_call'),
@@ -115,7 +94,7 @@ describe('text that is valid UTF-8 stays what it was', () => {
     );
     assert.equal(bom.status, 200);
     assert.notEqual(JSON.parse(bom.text).result.isError, true, bom.text);
-    const sentBefore = proxy.requests.length;
+    const sentBefore = on.proxy.requests.length;
     const name = 'caf\u00e9-\u{1f600}';
     const accented = await post(toolCallBytes('legacy', Buffer.from(name)), {
       ...bearer(KEY),
@@ -128,7 +107,7 @@ describe('text that is valid UTF-8 stays what it was', () => {
     const escaped = encodeURIComponent(name);
     assert.equal(content.code, 'resource_not_found', accented.text);
     assert.equal(content.uri, `dagu://dags/${escaped}/spec`);
-    const paths = proxy.requests.slice(sentBefore).map((request) => request.rawUrl);
+    const paths = on.proxy.requests.slice(sentBefore).map((request) => request.rawUrl);
     assert.ok(
       paths.every((path) => !path.includes(escaped) && !path.includes(name)),
       paths.join(' '),
@@ -141,7 +120,7 @@ describe('Content-Encoding', () => {
 
   for (const coding of ['gzip', 'deflate', 'br', 'gzip, identity', 'x-custom']) {
     test(`${coding}: 415 with Accept-Encoding: identity, for a plain or an encoded body alike`, async () => {
-      const forwarded = readsThrough(proxy, dagu.apiBase);
+      const forwarded = readsThrough(on.proxy, dagu.apiBase);
       for (const body of [plain, gzipSync(plain)]) {
         const refused = await post(body, {
           ...bearer(KEY),
@@ -155,7 +134,7 @@ describe('Content-Encoding', () => {
         assert.equal(answer.error.code, -32000);
         assert.match(answer.error.message, /Content-Encoding .* is not accepted/);
       }
-      assert.equal(readsThrough(proxy, dagu.apiBase), forwarded);
+      assert.equal(readsThrough(on.proxy, dagu.apiBase), forwarded);
     });
   }
 

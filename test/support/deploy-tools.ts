@@ -9,10 +9,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { loadConfig } from '../../../src/config.ts';
-import { isCI } from '../../support/ci.ts';
+import { loadConfig } from '../../src/config.ts';
+import { isCI } from './ci.ts';
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const repoPath = (...parts: string[]) => join(ROOT, ...parts);
 export const readRepoFile = (...parts: string[]) => readFileSync(repoPath(...parts), 'utf8');
 export const readRepoYaml = <T>(...parts: string[]) => parse(readRepoFile(...parts)) as T;

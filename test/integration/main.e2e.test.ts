@@ -7,11 +7,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SETTINGS } from '../../../src/settings.ts';
-import { bearer, postMcp } from '../../support/auth-fixtures.ts';
-import { BIN, type BinProcess, baseEnv, ensureBuilt, freePort, ROOT, startBin } from '../../support/bin.ts';
-import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
-import { connectModern } from '../../support/gateway.ts';
+import { SETTINGS } from '../../src/settings.ts';
+import { bearer, postMcp } from '../support/auth-fixtures.ts';
+import { BIN, type BinProcess, baseEnv, ensureBuilt, freePort, ROOT, startBin } from '../support/bin.ts';
+import { getTestDagu, type TestDagu } from '../support/dagu.ts';
+import { connectModern } from '../support/gateway.ts';
 
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;

@@ -16,9 +16,9 @@ import {
   scrape,
   startCapturedGateway,
   startGatedProxy,
-} from '../../support/auth-fixtures.ts';
-import { type DaguInstance, daguApi, startDagu, startRun, waitForRun } from '../../support/dagu.ts';
-import { connectModern, type TestClient } from '../../support/gateway.ts';
+} from '../../../support/auth-fixtures.ts';
+import { type DaguInstance, daguApi, startDagu, startRun, waitForRun } from '../../../support/dagu.ts';
+import { connectModern, type TestClient } from '../../../support/gateway.ts';
 
 const DAG = 'attempts';
 const STEP = 'stamp';

@@ -4,8 +4,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import officeCrypto from 'officecrypto-tool';
-import { CONNECTORS, type RunningGateway, startGateway, type TestClient } from '../../support/gateway.ts';
-import { fixtureDir, writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
+import { CONNECTORS, type RunningGateway, startGateway, type TestClient } from '../../../support/gateway.ts';
+import { fixtureDir, writeSmallWorkbook } from '../../../support/workbook-fixtures.ts';
 
 const PASSWORD = ' s3cret pw ';
 let gateway: RunningGateway;

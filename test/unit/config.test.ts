@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, isLoopbackHost, loadConfig } from '../../../src/config.ts';
-import { SETTINGS } from '../../../src/settings.ts';
+import { ConfigError, isLoopbackHost, loadConfig } from '../../src/config.ts';
+import { SETTINGS } from '../../src/settings.ts';
 
 test('defaults follow design §4', () => {
   const config = loadConfig({});

@@ -2,8 +2,8 @@
 // seen through a real MCP client: each becomes the contract's error object, never a crash or a leak.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { FAULTS, type FaultServer, startFaultServer } from '../../support/fake-dagu-faults.ts';
-import { connectLegacy, connectModern, type RunningGateway, startGateway } from '../../support/gateway.ts';
+import { FAULTS, type FaultServer, startFaultServer } from '../../../support/fake-dagu-faults.ts';
+import { connectLegacy, connectModern, type RunningGateway, startGateway } from '../../../support/gateway.ts';
 
 let upstream: FaultServer;
 let gateway: RunningGateway;

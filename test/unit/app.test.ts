@@ -1,0 +1,146 @@
+/**
+ * The HTTP gateway as buildApp assembles it, driven through Fastify's inject (no socket, no Dagu: the
+ * Dagu URL is a closed port). What is checked is the assembly: which plugin answers what, in which
+ * order, with which side effects in the metrics and the audit log.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { buildApp, type GatewayApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { RAW_PROTOCOL, toolCallBody } from '../support/auth-fixtures.ts';
+import { tempDir } from '../support/temp.ts';
+
+const CLOSED_PORT_DAGU = 'http://127.0.0.1:9';
+const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': RAW_PROTOCOL,
+};
+
+describe('an anonymous gateway on loopback', () => {
+  let gateway: GatewayApp;
+  let auditPath: string;
+  const logLines: string[] = [];
+  before(async () => {
+    auditPath = join(tempDir(), 'audit.log');
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      AUDIT_LOG: auditPath,
+      DAGU_URL: CLOSED_PORT_DAGU,
+      BODY_LIMIT_BYTES: '2048',
+    });
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    });
+    gateway = await buildApp(config, { logger: { level: 'info', stream } });
+  });
+  after(() => gateway?.close());
+
+  const rpc = (payload: unknown) =>
+    gateway.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: MCP_HEADERS,
+      payload: JSON.stringify(payload),
+    });
+
+  test('health, metadata and unknown routes answer JSON', async () => {
+    assert.deepEqual((await gateway.app.inject({ url: '/healthz' })).json(), { status: 'ok' });
+    const metadata = await gateway.app.inject({ url: '/.well-known/oauth-protected-resource/mcp' });
+    assert.equal(metadata.json().resource, 'http://localhost:80/mcp');
+    const missing = await gateway.app.inject({ url: '/nowhere' });
+    assert.equal(missing.statusCode, 404);
+    assert.deepEqual(missing.json(), { code: 'not_found', message: 'Not found.' });
+  });
+
+  test('the MCP route lists the one tool and answers the contract error object for bad input', async () => {
+    const list = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    assert.deepEqual(
+      list.json().result.tools.map((tool: { name: string }) => tool.name),
+      ['dagu_read'],
+    );
+    const bad = (await rpc(toolCallBody({ target: 'nope' }, 2))).json();
+    assert.equal(bad.result.isError, true);
+    assert.equal(bad.result.structuredContent.code, 'unsupported_read_target');
+  });
+
+  test('Dagu unreachable is resource_unavailable, not a crash', async () => {
+    const answer = (await rpc(toolCallBody({ target: 'dags' }, 3))).json();
+    assert.deepEqual(answer.result.structuredContent, {
+      code: 'resource_unavailable',
+      message: 'Dagu is unreachable.',
+      target: 'dags',
+    });
+  });
+
+  test('an unknown method is -32601, counted as refused and audited under a bounded reason', async () => {
+    const answer = await rpc({ jsonrpc: '2.0', id: 4, method: 'no/such' });
+    assert.equal(answer.json().error.code, -32601);
+    const metrics = await gateway.app.inject({ url: '/metrics' });
+    assert.match(metrics.body, /^mcp_gateway_refused_requests_total\{reason="unknown_method"\} 1$/m);
+  });
+
+  test('a body over BODY_LIMIT_BYTES is a 413 JSON-RPC error', async () => {
+    const answer = await rpc({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/list',
+      params: { pad: 'x'.repeat(3000) },
+    });
+    assert.equal(answer.statusCode, 413);
+    assert.equal(answer.json().error.message, 'Request body is too large.');
+  });
+
+  test('request log lines carry the path without its query string', async () => {
+    await gateway.app.inject({ url: '/healthz?token=leaked-secret' });
+    const text = logLines.join('');
+    assert.match(text, /"url":"\/healthz"/);
+    assert.doesNotMatch(text, /leaked-secret/);
+  });
+
+  test('the audit log holds the calls and the refused message (read after close)', async () => {
+    await gateway.close();
+    const records = readFileSync(auditPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const summary = records.map((record) => [record.event, record.outcome]);
+    assert.deepEqual(summary, [
+      ['mcp.tool_call', 'unsupported_read_target'],
+      ['mcp.tool_call', 'resource_unavailable'],
+      ['mcp.request_denied', 'unknown_method'],
+    ]);
+    assert.equal(records[2]!.method, 'no/such');
+  });
+});
+
+describe('a gateway with JWT authentication', () => {
+  test('authentication answers before the body is parsed: a broken body without a bearer is 401', async () => {
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      AUDIT_LOG: join(tempDir(), 'audit.log'),
+      DAGU_URL: CLOSED_PORT_DAGU,
+      AUTH_JWT_SECRET: 'x'.repeat(40),
+    });
+    const gateway = await buildApp(config, { logger: false });
+    try {
+      const answer = await gateway.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: MCP_HEADERS,
+        payload: '{broken',
+      });
+      assert.equal(answer.statusCode, 401);
+      assert.match(String(answer.headers['www-authenticate']), /^Bearer /);
+      assert.equal(answer.json().code, 'unauthenticated');
+    } finally {
+      await gateway.close();
+    }
+  });
+});

@@ -1,0 +1,55 @@
+/** The authenticator: which credential kind a bearer is, and key files reloaded without a restart. */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { createAuthenticator } from '../../../src/auth/authenticate.ts';
+import { KEYS_YAML, noAuth, SECRET, VIEWER_KEY } from '../../support/auth-harness.ts';
+import { nowSeconds, sha256Hex, signJwt, tempDir, writeTemp } from '../../support/auth-helpers.ts';
+
+describe('authenticator', () => {
+  it('picks up a changed key file on reloadKeys() (what SIGHUP does) without a restart', async () => {
+    const keysFile = writeTemp(tempDir(), 'keys.yaml', KEYS_YAML);
+    const authenticator = await createAuthenticator(
+      { host: '127.0.0.1', auth: { ...noAuth, apiKeysFile: keysFile } },
+      undefined,
+      {
+        keys: { watch: false, signals: false },
+      },
+    );
+    try {
+      const newKey = 'dmg_new_0123456789abcdefghijklmnopqrstuvwxyz01';
+      assert.equal((await authenticator.authenticate(`Bearer ${newKey}`)).ok, false);
+      writeTemp(
+        join(keysFile, '..'),
+        'keys.yaml',
+        `${KEYS_YAML}  - name: new\n    sha256: ${sha256Hex(newKey)}\n    surfaces: [mcp]\n    role: viewer\n`,
+      );
+      assert.equal(authenticator.reloadKeys(), true);
+      const outcome = await authenticator.authenticate(`Bearer ${newKey}`);
+      assert.equal(outcome.ok && outcome.identity.id, 'new');
+      assert.equal((await authenticator.authenticate(`Bearer ${VIEWER_KEY}`)).ok, true);
+    } finally {
+      await authenticator.close();
+    }
+  });
+
+  it('with both keys and JWT configured, routes JWT-shaped tokens to JWT and others to the key file', async () => {
+    const keysFile = writeTemp(tempDir(), 'keys.yaml', KEYS_YAML);
+    const authenticator = await createAuthenticator(
+      { host: '127.0.0.1', auth: { ...noAuth, apiKeysFile: keysFile, jwtSecret: SECRET } },
+      undefined,
+      { keys: { watch: false, signals: false } },
+    );
+    try {
+      const token = signJwt({ sub: 'u', exp: nowSeconds() + 60 }, { alg: 'HS256', key: SECRET });
+      const viaJwt = await authenticator.authenticate(`Bearer ${token}`);
+      assert.equal(viaJwt.ok && viaJwt.identity.kind, 'jwt');
+      const viaKey = await authenticator.authenticate(`Bearer ${VIEWER_KEY}`);
+      assert.equal(viaKey.ok && viaKey.identity.kind, 'api_key');
+      const forged = await authenticator.authenticate(`Bearer ${token.slice(0, -4)}AAAA`);
+      assert.equal(!forged.ok && forged.reason, 'invalid_token');
+    } finally {
+      await authenticator.close();
+    }
+  });
+});
