@@ -308,16 +308,11 @@ export function nextRunListCursor(
 const ATTEMPT_DIR = /^run_(\d{8}_\d{6}Z)_([A-Za-z0-9_-]+)$/;
 const HANDLER_NODES = ['onInit', 'onExit', 'onSuccess', 'onFailure', 'onCancel', 'onAbort', 'onWait'];
 
-const SLASH = 0x2f;
-const BACKSLASH = 0x5c;
-
-/** Index of the last `/` or `\\` at or before `from`, -1 when none (a scan that stops at the first). */
+/** Index of the last `/` (0x2f) or `\\` (0x5c) at or before `from`, -1 when none. */
 function lastSeparator(path: string, from: number): number {
-  for (let at = from; at >= 0; at--) {
-    const code = path.charCodeAt(at);
-    if (code === SLASH || code === BACKSLASH) return at;
-  }
-  return -1;
+  let at = from;
+  while (at >= 0 && path.charCodeAt(at) !== 0x2f && path.charCodeAt(at) !== 0x5c) at--;
+  return at;
 }
 
 /**

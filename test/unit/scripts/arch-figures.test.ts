@@ -81,10 +81,10 @@ describe('architecture figures', () => {
     );
   });
 
-  // Ratchet: no function joins the ones over 80 lines (13 when the measure was added, most of them
+  // Ratchet: no function joins the ones over 80 lines (13 when the measure was added, 9 now, most of them
   // factories whose bodies are tables: metrics, settings, the Dagu client); the list only shrinks.
   it('no new function passes 80 lines', () => {
-    assert.ok(figures.functionsOver80.length <= 13, figures.functionsOver80.join('\n'));
+    assert.ok(figures.functionsOver80.length <= 9, figures.functionsOver80.join('\n'));
   });
 
   it('no source file is longer than the limit', () => {
