@@ -139,40 +139,22 @@ const errorText = (error: unknown) =>
   (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 
 /**
- * The audit sink: `stdout`, `stderr` (what `--stdio` uses: stdout carries the protocol), or a file opened for append (created 0640). The file is written
- * synchronously, one write per line: when record() returns, the line is with the OS and a failure is
- * already known. logrotate's `create` mode works with SIGHUP (or reopen()).
- * Throws at start-up when the file cannot be opened.
+ * The audit file, opened for append (created 0640) and written synchronously, one write per line:
+ * when a write returns, the line is with the OS and a failure is already known. Throws at start-up
+ * when the file cannot be opened.
  */
-export function createAuditLog(target: string, options: AuditLogOptions = {}): AuditLog {
-  const log = options.log ?? silentLog;
-  const now = options.now ?? (() => new Date());
-  const stream = target === 'stderr' ? process.stderr : target === 'stdout' ? process.stdout : undefined;
-  const toFile = stream === undefined;
+function auditFile(target: string, log: Log) {
+  const open = () => openSync(target, 'a', 0o640);
   let fd: number | undefined;
-  let writeError: string | undefined;
+  try {
+    fd = open();
+  } catch (error) {
+    throw new Error(`AUDIT_LOG: cannot open ${target} for append: ${errorText(error)}`);
+  }
   let reopenError: string | undefined;
-  let failures = 0;
   let retryAt = 0;
 
-  const open = () => openSync(target, 'a', 0o640);
-  if (toFile) {
-    try {
-      fd = open();
-    } catch (error) {
-      throw new Error(`AUDIT_LOG: cannot open ${target} for append: ${errorText(error)}`);
-    }
-  }
-
-  function writeFailed(error: unknown, action: string): void {
-    failures += 1;
-    writeError = `${action} failed: ${errorText(error)}`;
-    options.metrics?.auditWriteFailure();
-    log.error({ target, error: writeError, failures }, 'audit record not written');
-  }
-
   function reopen(): void {
-    if (!toFile) return;
     try {
       const next = open();
       const previous = fd;
@@ -187,25 +169,75 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
     }
   }
 
-  function writeFile(line: string): void {
-    if ((writeError !== undefined || reopenError !== undefined) && Date.now() >= retryAt) {
-      // After a failure, try a fresh descriptor at most once a second (the file may have been removed).
-      retryAt = Date.now() + 1000;
-      reopen();
+  return {
+    reopen,
+    get reopenError() {
+      return reopenError;
+    },
+    /** Writes the whole line; throws on failure. `failing`: the last write failed. */
+    write(line: string, failing: boolean): void {
+      if ((failing || reopenError !== undefined) && Date.now() >= retryAt) {
+        // After a failure, try a fresh descriptor at most once a second (the file may have been removed).
+        retryAt = Date.now() + 1000;
+        reopen();
+      }
+      if (fd === undefined) throw new Error('the audit file is closed');
+      const buffer = Buffer.from(line, 'utf8');
+      let offset = 0;
+      while (offset < buffer.length) offset += writeSync(fd, buffer, offset);
+    },
+    close(): void {
+      if (fd !== undefined) {
+        closeSync(fd);
+        fd = undefined;
+      }
+    },
+  };
+}
+
+/**
+ * The audit sink: `stdout`, `stderr` (what `--stdio` uses: stdout carries the protocol), or a file
+ * (auditFile). logrotate's `create` mode works with SIGHUP (or reopen()).
+ * Throws at start-up when the file cannot be opened.
+ */
+export function createAuditLog(target: string, options: AuditLogOptions = {}): AuditLog {
+  const log = options.log ?? silentLog;
+  const now = options.now ?? (() => new Date());
+  const stream = target === 'stderr' ? process.stderr : target === 'stdout' ? process.stdout : undefined;
+  const file = stream === undefined ? auditFile(target, log) : undefined;
+  let writeError: string | undefined;
+  let failures = 0;
+
+  function writeFailed(error: unknown, action: string): void {
+    failures += 1;
+    writeError = `${action} failed: ${errorText(error)}`;
+    options.metrics?.auditWriteFailure();
+    log.error({ target, error: writeError, failures }, 'audit record not written');
+  }
+
+  function write(line: string): void {
+    if (stream !== undefined) {
+      stream.write(line, (error) => {
+        if (error) writeFailed(error, 'write');
+        else writeError = undefined;
+      });
+      return;
     }
-    if (fd === undefined) throw new Error('the audit file is closed');
-    const buffer = Buffer.from(line, 'utf8');
-    let offset = 0;
-    while (offset < buffer.length) offset += writeSync(fd, buffer, offset);
+    try {
+      file?.write(line, writeError !== undefined);
+      writeError = undefined;
+    } catch (error) {
+      writeFailed(error, 'write');
+    }
   }
 
   // A failed stdout write reaches its callback (counted there) and is also emitted: keep it from crashing us.
   const onStreamError = () => {};
   stream?.on('error', onStreamError);
-  const onSignal = () => reopen();
-  if (toFile && (options.signals ?? true)) process.on('SIGHUP', onSignal);
+  const onSignal = () => file?.reopen();
+  if (file !== undefined && (options.signals ?? true)) process.on('SIGHUP', onSignal);
 
-  const lastError = () => writeError ?? reopenError;
+  const lastError = () => writeError ?? file?.reopenError;
 
   return {
     record(entry) {
@@ -216,21 +248,9 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
         writeFailed(error, 'format');
         return;
       }
-      if (stream !== undefined) {
-        stream.write(line, (error) => {
-          if (error) writeFailed(error, 'write');
-          else writeError = undefined;
-        });
-        return;
-      }
-      try {
-        writeFile(line);
-        writeError = undefined;
-      } catch (error) {
-        writeFailed(error, 'write');
-      }
+      write(line);
     },
-    reopen,
+    reopen: () => file?.reopen(),
     healthy: () => lastError() === undefined,
     get lastError() {
       return lastError();
@@ -248,10 +268,7 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
     close() {
       process.off('SIGHUP', onSignal);
       stream?.off('error', onStreamError);
-      if (fd !== undefined) {
-        closeSync(fd);
-        fd = undefined;
-      }
+      file?.close();
     },
   };
 }

@@ -1,11 +1,18 @@
 import { Pool } from 'undici';
 import type { GatewayConfig } from '../config.ts';
 import type { CacheSlice } from '../core/byte-lru.ts';
-import { timeoutReason } from '../core/deadline.ts';
 import { shownValue } from '../core/shown-value.ts';
 import { type Answer, coalescing } from './coalesce.ts';
 import type { HealthAnswer } from './detect.ts';
 import { createDialectFinder } from './dialect-finder.ts';
+import {
+  abortError,
+  dispatchGet,
+  failureOf,
+  isTimeoutReason,
+  type TransportFailure,
+  type UpstreamOutcome,
+} from './dispatch.ts';
 import { DaguError } from './errors.ts';
 import { canName } from './names.ts';
 import type { DaguClient, DaguRequest, DaguResponse } from './types.ts';
@@ -18,12 +25,7 @@ import type { DaguClient, DaguRequest, DaguResponse } from './types.ts';
  * DaguErrors (src/dagu/errors.ts); the read service turns them into the contract's errors.
  */
 
-/**
- * How one upstream request ended, as metrics label it: the HTTP status when a whole answer came, else
- * what went wrong: `timeout` (its own timeout or the caller's deadline), `aborted` (the caller went),
- * `network_error` (no connection, a reset, no answer), `bad_body` (an answer cut short or too large).
- */
-export type UpstreamOutcome = number | 'timeout' | 'aborted' | 'network_error' | 'bad_body';
+export type { UpstreamOutcome } from './dispatch.ts';
 
 export interface DaguClientHooks {
   /** Called once per upstream request with the route template, how it ended and the duration. */
@@ -49,9 +51,6 @@ export interface UpstreamTrace {
   /** The HTTP status, or the DaguError kind (`timeout`, `unreachable`, …) when none came. */
   end(status: number | undefined, failure: string | undefined): void;
 }
-
-/** Bodies larger than this are refused rather than buffered (a 10 000-line log is far below it). */
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 const PARAM = /\{([A-Za-z][A-Za-z0-9]*)\}/g;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -121,122 +120,44 @@ function queryString(query: DaguRequest['query']): string {
 
 export { generationOf } from './detect.ts';
 
-const isTimeoutReason = (reason: unknown) => reason instanceof Error && reason.name === 'TimeoutError';
-
-/** A GET given up before Dagu answered: its time ran out (`timeout`), or its caller went (`cancelled`). */
-const abortError = (timedOut: boolean, cause: unknown) =>
-  timedOut
-    ? new DaguError('timeout', 'Dagu did not answer in time.', { cause })
-    : new DaguError('cancelled', 'The read was cancelled before Dagu answered.', { cause });
-
-/** How one GET ended before a status and a whole body were in hand. */
-class TransportFailure extends Error {
-  constructor(
-    readonly kind: 'no_answer' | 'truncated' | 'too_large',
-    readonly upstreamStatus: number | undefined,
-    /** Why the request was aborted, when it was: its own timeout, or the caller's signal. */
-    readonly aborted: 'timeout' | 'caller' | undefined,
-    cause: unknown,
-  ) {
-    super(kind, { cause });
+/** An answer's body: its JSON, `undefined` when blank. */
+function bodyOf({ status, text }: Answer): DaguResponse {
+  if (text.trim() === '') return { status, body: undefined };
+  try {
+    return { status, body: JSON.parse(text) as unknown };
+  } catch (error) {
+    // Dagu answers some errors (parameter binding, redirects) as plain text; that text is kept for the
+    // error mapping. A success answer must be JSON.
+    if (status >= 300) return { status, body: text };
+    throw new DaguError('bad_body', 'Dagu returned a malformed response (not JSON).', {
+      upstreamStatus: status,
+      cause: error,
+    });
   }
 }
 
-const asError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
-
-/**
- * One GET through the pool's dispatcher, the body gathered as it arrives: undici's `request()` would
- * wrap every answer in a stream read through an async iterator, a cost paid on every read for bodies
- * that are read whole anyway. The request is aborted after `timeoutMs` (one timer, cleared at the end)
- * or when `signal` aborts. Rejects with a TransportFailure.
- */
-function dispatchGet(
-  pool: Pool,
-  path: string,
-  headers: Readonly<Record<string, string>>,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    let abortRequest: ((reason: Error) => void) | undefined;
-    let abortedBy: TransportFailure['aborted'];
-    let abortReason: Error | undefined;
-    let status: number | undefined;
-    let size = 0;
-    const chunks: Buffer[] = [];
-    let settled = false;
-    const stop = (by: 'timeout' | 'caller', reason: Error) => {
-      if (abortedBy !== undefined) return;
-      abortedBy = by;
-      abortReason = reason;
-      abortRequest?.(reason);
-    };
-    const timer = setTimeout(() => stop('timeout', timeoutReason('Dagu did not answer in time.')), timeoutMs);
-    const onAbort = () => stop('caller', asError(signal!.reason));
-    const settle = (failure: TransportFailure | undefined, text?: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (failure !== undefined) reject(failure);
-      else resolve({ status: status!, text: text! });
-    };
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-    pool.dispatch(
-      { method: 'GET', path, headers },
-      {
-        onConnect(abort) {
-          abortRequest = abort;
-          if (abortReason !== undefined) abort(abortReason);
-        },
-        onHeaders(statusCode) {
-          status = statusCode;
-          return true;
-        },
-        onData(chunk) {
-          size += chunk.byteLength;
-          if (size > MAX_BODY_BYTES) {
-            settle(new TransportFailure('too_large', status, undefined, undefined));
-            abortRequest?.(new Error('the body is too large'));
-            return false;
-          }
-          chunks.push(chunk);
-          return true;
-        },
-        onComplete() {
-          if (status === undefined)
-            return settle(new TransportFailure('no_answer', undefined, abortedBy, undefined));
-          settle(
-            undefined,
-            (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8'),
-          );
-        },
-        onError(error) {
-          settle(
-            new TransportFailure(status === undefined ? 'no_answer' : 'truncated', status, abortedBy, error),
-          );
-        },
-      },
-    );
-  });
-}
-
-export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClientHooks = {}): DaguClient {
-  const base = new URL(config.url);
-  const basePath = base.pathname.replace(/\/+$/, '');
-  const pool = new Pool(base.origin, {
-    connections: 32,
-    keepAliveTimeout: 10_000,
-    keepAliveMaxTimeout: 60_000,
-  });
+/** The headers of every request: JSON, the gateway's name, its own bearer token when it has one. */
+function requestHeaders(token: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {
     accept: 'application/json',
     'user-agent': 'dagu-mcp-gateway',
   };
-  if (config.token !== undefined) headers.authorization = `Bearer ${config.token}`;
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  return headers;
+}
 
-  /** One GET of a full path: the status and the body text. Transport failures are DaguErrors. */
+/**
+ * One GET of a full path through the pool: the status and the body text, each request reported to
+ * `onUpstream` and traced when tracing is on. Transport failures are DaguErrors; `onUnreachable`
+ * hears of a request that found no Dagu (the REST dialect is then found again).
+ */
+function upstreamSender(
+  pool: Pool,
+  timeoutMs: number,
+  headers: Readonly<Record<string, string>>,
+  hooks: DaguClientHooks,
+  onUnreachable: () => void,
+): (route: string, path: string, callerSignal?: AbortSignal) => Promise<Answer> {
   function send(route: string, path: string, callerSignal?: AbortSignal): Promise<Answer> {
     const traced = hooks.traceRequest?.(route);
     return traced === undefined
@@ -269,36 +190,33 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
     const started = performance.now();
     let outcome: UpstreamOutcome = 'network_error';
     try {
-      const answer = await dispatchGet(pool, path, requestHeaders, config.timeoutMs, callerSignal);
+      const answer = await dispatchGet(pool, path, requestHeaders, timeoutMs, callerSignal);
       outcome = answer.status;
       return answer;
     } catch (error) {
-      const failure = error as TransportFailure;
-      if (failure.kind === 'too_large') {
-        outcome = 'bad_body';
-        throw new DaguError('bad_body', 'Dagu returned a response that is too large to read.', {
-          upstreamStatus: failure.upstreamStatus,
-          cause: failure,
-        });
-      }
-      if (failure.aborted !== undefined) {
-        const timedOut = failure.aborted === 'timeout' || isTimeoutReason(callerSignal?.reason);
-        outcome = timedOut ? 'timeout' : 'aborted';
-        throw abortError(timedOut, failure.cause);
-      }
-      if (failure.kind === 'truncated') {
-        outcome = 'bad_body';
-        throw new DaguError('bad_body', 'Dagu returned a malformed response (the body was cut short).', {
-          upstreamStatus: failure.upstreamStatus,
-          cause: failure.cause,
-        });
-      }
-      finder.distrust();
-      throw new DaguError('unreachable', 'Dagu is unreachable.', { cause: failure.cause });
+      const failed = failureOf(error as TransportFailure, callerSignal);
+      outcome = failed.outcome;
+      if (failed.error.kind === 'unreachable') onUnreachable();
+      throw failed.error;
     } finally {
       hooks.onUpstream?.(route, outcome, (performance.now() - started) / 1000);
     }
   }
+
+  return send;
+}
+
+export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClientHooks = {}): DaguClient {
+  const base = new URL(config.url);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const pool = new Pool(base.origin, {
+    connections: 32,
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 60_000,
+  });
+  const headers = requestHeaders(config.token);
+
+  const send = upstreamSender(pool, config.timeoutMs, headers, hooks, () => finder.distrust());
 
   /** The health route under one REST base, its body read leniently (Dagu 2.x answers `/api/v2/health` with HTML). */
   async function askHealth(apiBase: string, signal?: AbortSignal): Promise<HealthAnswer> {
@@ -333,19 +251,7 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
         answers.cache.set(path, answer, answer.text.length * 2 + 16, answers.ttlMs);
       }
     }
-    const { status, text } = answer;
-    if (text.trim() === '') return { status, body: undefined };
-    try {
-      return { status, body: JSON.parse(text) as unknown };
-    } catch (error) {
-      // Dagu answers some errors (parameter binding, redirects) as plain text; that text is kept for the
-      // error mapping. A success answer must be JSON.
-      if (status >= 300) return { status, body: text };
-      throw new DaguError('bad_body', 'Dagu returned a malformed response (not JSON).', {
-        upstreamStatus: status,
-        cause: error,
-      });
-    }
+    return bodyOf(answer);
   }
 
   return {

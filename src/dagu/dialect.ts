@@ -304,8 +304,30 @@ export function nextRunListCursor(
 
 // ---- run details ----------------------------------------------------------------------------
 
-const ATTEMPT_DIR = /[\\/]run_(\d{8}_\d{6}Z)_([A-Za-z0-9_-]+)[\\/][^\\/]*$/;
+/** The folder of one attempt's step logs, `run_<UTC time>_<attemptId>`. */
+const ATTEMPT_DIR = /^run_(\d{8}_\d{6}Z)_([A-Za-z0-9_-]+)$/;
 const HANDLER_NODES = ['onInit', 'onExit', 'onSuccess', 'onFailure', 'onCancel', 'onAbort', 'onWait'];
+
+/** Index of the last `/` (0x2f) or `\\` (0x5c) at or before `from`, -1 when none. */
+function lastSeparator(path: string, from: number): number {
+  let at = from;
+  while (at >= 0 && path.charCodeAt(at) !== 0x2f && path.charCodeAt(at) !== 0x5c) at--;
+  return at;
+}
+
+/**
+ * The time and attempt id of the folder a log file is in. The folder is found from the path's end:
+ * a pattern searched from its start cost more than the rest of a step's mapping on long paths.
+ */
+function attemptFolderOf(path: unknown): { time: string; id: string } | undefined {
+  if (typeof path !== 'string') return undefined;
+  const file = lastSeparator(path, path.length - 1);
+  if (file < 1) return undefined;
+  const folder = lastSeparator(path, file - 1);
+  if (folder < 0) return undefined;
+  const match = ATTEMPT_DIR.exec(path.slice(folder + 1, file));
+  return match === null ? undefined : { time: match[1] ?? '', id: match[2] ?? '' };
+}
 
 /**
  * The run's current attempt id. Neither generation returns it with the run details (`/outputs` has it
@@ -316,19 +338,15 @@ const HANDLER_NODES = ['onInit', 'onExit', 'onSuccess', 'onFailure', 'onCancel',
 export function attemptIdOf(details: Record<string, unknown>): string | undefined {
   if (typeof details.attemptId === 'string' && details.attemptId !== '') return details.attemptId;
   let best: { time: string; id: string } | undefined;
-  const consider = (path: unknown) => {
-    if (typeof path !== 'string') return;
-    const match = ATTEMPT_DIR.exec(path);
-    if (match === null) return;
-    const [, time = '', id = ''] = match;
-    if (best === undefined || time > best.time) best = { time, id };
+  const consider = (node: unknown) => {
+    if (node === null || typeof node !== 'object') return;
+    for (const path of [(node as { stdout?: unknown }).stdout, (node as { stderr?: unknown }).stderr]) {
+      const found = attemptFolderOf(path);
+      if (found !== undefined && (best === undefined || found.time > best.time)) best = found;
+    }
   };
-  const nodes = Array.isArray(details.nodes) ? details.nodes : [];
-  for (const node of [...nodes, ...HANDLER_NODES.map((key) => details[key])]) {
-    if (node === null || typeof node !== 'object') continue;
-    consider((node as { stdout?: unknown }).stdout);
-    consider((node as { stderr?: unknown }).stderr);
-  }
+  if (Array.isArray(details.nodes)) for (const node of details.nodes) consider(node);
+  for (const key of HANDLER_NODES) consider(details[key]);
   return best?.id;
 }
 

@@ -56,19 +56,69 @@ const meteredMessages = (body: unknown): RpcMessage[] =>
 /** The number of metered JSON-RPC requests in a parsed body (a batch counts each one). */
 export const countMeteredCalls = (body: unknown): number => meteredMessages(body).length;
 
+/** The Redis-backed rate store when REDIS_URL is set (closed with the app), else undefined. */
+function sharedStoreOf(app: FastifyInstance, options: CallMeteringOptions) {
+  if (options.redisUrl === undefined) return undefined;
+  const { metrics } = options;
+  const shared = createSharedRateLimitStore({
+    url: options.redisUrl,
+    log: options.log,
+    ...(metrics ? { onStoreChange: metrics.rateLimitStore, onFallback: metrics.rateLimitStoreFallback } : {}),
+  });
+  app.addHook('onClose', () => shared.close());
+  return shared;
+}
+
+/** Calls running per caller key: a slot is taken before anything awaits and given back once. */
+function concurrencyLedger() {
+  const active = new Map<string, number>();
+  return {
+    running: (key: string) => active.get(key) ?? 0,
+    take(key: string, calls: number) {
+      active.set(key, (active.get(key) ?? 0) + calls);
+    },
+    release(key: string, calls: number) {
+      const left = (active.get(key) ?? calls) - calls;
+      if (left > 0) active.set(key, left);
+      else active.delete(key);
+    },
+  };
+}
+
+/** The 429 of a metered request: counted, audited with the first metered message, answered with Retry-After. */
+function refuseTooMany(
+  options: CallMeteringOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  caller: MeteredCaller,
+  refusal: { reason: RateLimitReason; retryAfterSeconds: number; message: string },
+) {
+  options.metrics?.rateLimited(refusal.reason);
+  const first = meteredMessages(request.body)[0];
+  auditRefusal(options.audit, request, reply, {
+    identity: caller.identity,
+    identityKind: caller.identityKind,
+    method: first?.method as string | undefined,
+    tool: typeof first?.params?.name === 'string' ? first.params.name : undefined,
+    outcome: 'rate_limited',
+    reason: refusal.reason,
+    httpStatus: 429,
+  });
+  return refuse(reply, 'rate_limited', {
+    message: refusal.message,
+    headers: { 'retry-after': String(Math.max(1, refusal.retryAfterSeconds)) },
+  });
+}
+
+function concurrencyMessage(calls: number, running: number, max: number): string {
+  if (calls === 1) return `Too many concurrent calls: at most ${max} at a time per caller.`;
+  const free = Math.max(0, max - running);
+  return `Too many concurrent calls: the batch holds ${calls} calls, ${free} of at most ${max} are free for this caller.`;
+}
+
 async function callMetering(app: FastifyInstance, options: CallMeteringOptions): Promise<void> {
-  const { metrics, audit } = options;
-  const shared =
-    options.redisUrl === undefined
-      ? undefined
-      : createSharedRateLimitStore({
-          url: options.redisUrl,
-          log: options.log,
-          ...(metrics
-            ? { onStoreChange: metrics.rateLimitStore, onFallback: metrics.rateLimitStoreFallback }
-            : {}),
-        });
-  if (shared) app.addHook('onClose', () => shared.close());
+  const { metrics } = options;
+  const shared = sharedStoreOf(app, options);
   // @fastify/rate-limit's store and window, driven from our hook (createRateLimit) so that only
   // tool calls are counted, the key is the caller, and the 429 body is ours.
   await app.register(fastifyRateLimit, { global: false, ...(shared ? { store: shared.store } : {}) });
@@ -77,38 +127,7 @@ async function callMetering(app: FastifyInstance, options: CallMeteringOptions):
     timeWindow: 60_000,
     keyGenerator: (request) => options.caller(request)?.key ?? `ip:${request.ip}`,
   });
-  const active = new Map<string, number>();
-
-  const tooMany = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    caller: MeteredCaller,
-    reason: RateLimitReason,
-    retryAfterSeconds: number,
-    message: string,
-  ) => {
-    metrics?.rateLimited(reason);
-    const first = meteredMessages(request.body)[0];
-    auditRefusal(audit, request, reply, {
-      identity: caller.identity,
-      identityKind: caller.identityKind,
-      method: first?.method as string | undefined,
-      tool: typeof first?.params?.name === 'string' ? first.params.name : undefined,
-      outcome: 'rate_limited',
-      reason,
-      httpStatus: 429,
-    });
-    return refuse(reply, 'rate_limited', {
-      message,
-      headers: { 'retry-after': String(Math.max(1, retryAfterSeconds)) },
-    });
-  };
-
-  const release = (key: string, calls: number) => {
-    const left = (active.get(key) ?? calls) - calls;
-    if (left > 0) active.set(key, left);
-    else active.delete(key);
-  };
+  const ledger = concurrencyLedger();
 
   app.decorate('meterCalls', async function meterCalls(request: FastifyRequest, reply: FastifyReply) {
     const calls = countMeteredCalls(request.body);
@@ -117,41 +136,33 @@ async function callMetering(app: FastifyInstance, options: CallMeteringOptions):
     // Every call of a batch takes a concurrency slot, reserved before anything awaits; a batch that
     // cannot run whole is refused before any call runs or spends rate budget.
     const { key } = caller;
-    const running = active.get(key) ?? 0;
+    const running = ledger.running(key);
     if (running + calls > options.maxConcurrent) {
-      const free = Math.max(0, options.maxConcurrent - running);
-      return tooMany(
-        request,
-        reply,
-        caller,
-        'concurrency',
-        1,
-        calls === 1
-          ? `Too many concurrent calls: at most ${options.maxConcurrent} at a time per caller.`
-          : `Too many concurrent calls: the batch holds ${calls} calls, ${free} of at most ${options.maxConcurrent} are free for this caller.`,
-      );
+      const message = concurrencyMessage(calls, running, options.maxConcurrent);
+      return refuseTooMany(options, request, reply, caller, {
+        reason: 'concurrency',
+        retryAfterSeconds: 1,
+        message,
+      });
     }
-    active.set(key, running + calls);
+    ledger.take(key, calls);
     metrics?.inflight(calls);
     // Every call of a batch counts toward the rate.
     for (let call = 0; call < calls; call += 1) {
       const result = await rateLimit(request);
       if (!result.isAllowed && result.isExceeded) {
-        release(key, calls);
+        ledger.release(key, calls);
         metrics?.inflight(-calls);
-        return tooMany(
-          request,
-          reply,
-          caller,
-          'rate',
-          result.ttlInSeconds,
-          `Rate limit exceeded: at most ${options.ratePerMinute} tool calls per minute per caller.`,
-        );
+        return refuseTooMany(options, request, reply, caller, {
+          reason: 'rate',
+          retryAfterSeconds: result.ttlInSeconds,
+          message: `Rate limit exceeded: at most ${options.ratePerMinute} tool calls per minute per caller.`,
+        });
       }
     }
     // 'close' fires once the response ends or the client goes away, hijacked replies included.
     reply.raw.once('close', () => {
-      release(key, calls);
+      ledger.release(key, calls);
       metrics?.inflight(-calls);
     });
   });

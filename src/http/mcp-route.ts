@@ -15,7 +15,7 @@ import { startDeadline } from '../core/deadline.ts';
 import { MCP_METHODS } from '../core/mcp-methods.ts';
 import type { RefusalReason } from '../core/refusal-reasons.ts';
 import { clientInfoFromSessionId, clientSessionId } from '../mcp/client-session.ts';
-import { createLeanPath, matchLeanCall } from '../mcp/lean.ts';
+import { createLeanPath, type LeanPath, matchLeanCall } from '../mcp/lean.ts';
 import { clientInfoOf, isInitialize, liftArguments, traceContextOf } from '../mcp/request-message.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 import { createMcpEndpoint, type McpServerOptions, serverInfo } from '../mcp/server.ts';
@@ -148,6 +148,132 @@ interface MessageAnswer {
   body?: string;
 }
 
+/** What the route's functions share: its options, the SDK endpoint and its Node handler, the lean path. */
+interface EndpointParts {
+  options: McpPluginOptions;
+  endpoint: ReturnType<typeof createMcpEndpoint>;
+  nodeHandler: ReturnType<typeof toNodeHandler>;
+  lean: LeanPath | undefined;
+}
+
+/**
+ * Per-message facts (who calls, the arguments exactly as sent) with the call's deadline, and the lean
+ * call when the lean path serves the message; `tooDeep` when the message nests too deep for the SDK.
+ * The caller ends the deadline once the message is answered.
+ */
+function prepare(parts: EndpointParts, request: FastifyRequest, reply: FastifyReply, message: unknown) {
+  const { options, lean } = parts;
+  const unserved = unservedReason(message);
+  if (unserved !== undefined) {
+    const { reason, ...detail } = unserved;
+    options.unserved?.(request, reply, reason, { ...detail, httpStatus: 200 });
+  }
+  const lifted = liftArguments(message);
+  // Tool arguments are exempt: they never reach the SDK, and our validator answers them.
+  if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) return { tooDeep: true as const };
+  const caller = options.caller(request);
+  // Legacy clients name themselves only in `initialize`; their later calls carry the name in the
+  // session id `initialize` was answered with (mcp/client-session.ts).
+  const info = clientInfoOf(message);
+  const client = info.name === undefined ? clientInfoFromSessionId(request.headers['mcp-session-id']) : info;
+  if (info.name !== undefined && isInitialize(message)) reply.header('mcp-session-id', clientSessionId(info));
+  const userAgent = request.headers['user-agent'];
+  const protocolVersion = request.headers['mcp-protocol-version'];
+  const deadline = startDeadline(options.callDeadlineMs, 'The call deadline passed.');
+  const facts: McpRequestFacts = {
+    requestId: String(request.id ?? randomUUID()),
+    access: caller.access,
+    identity: caller.identity,
+    identityKind: caller.identityKind,
+    role: caller.role,
+    protocolVersion: typeof protocolVersion === 'string' ? protocolVersion.slice(0, 32) : undefined,
+    clientName: client?.name,
+    clientVersion: client?.version,
+    userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 128) : undefined,
+    signal: deadline.signal,
+    ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
+  };
+  if (options.traceContext === true) Object.assign(facts, traceContextOf(message, request.headers));
+  const call = lean === undefined ? undefined : matchLeanCall(message, request.headers);
+  options.served?.(call === undefined ? 'sdk' : 'lean');
+  return { tooDeep: false as const, sdkBody: lifted.body, facts, deadline, call };
+}
+
+/** One message of a batch, answered on its own: by the lean path when it can, else by the SDK. */
+async function answerMessage(
+  parts: EndpointParts,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  message: unknown,
+): Promise<MessageAnswer> {
+  const prepared = prepare(parts, request, reply, message);
+  if (prepared.tooDeep) {
+    const id = (message as { id?: unknown }).id ?? null;
+    return { status: 200, body: JSON.stringify(depthError(id)) };
+  }
+  const { call, facts, deadline } = prepared;
+  try {
+    if (call !== undefined) return { status: 200, body: await parts.lean!.serve(call, facts) };
+    const webRequest = await toWebRequest(request.raw, prepared.sdkBody);
+    const response = await requestSideChannel.run(facts, () =>
+      parts.endpoint.fetch(webRequest, { parsedBody: prepared.sdkBody }),
+    );
+    const text = await response.text();
+    return text === '' ? { status: response.status } : { status: response.status, body: text };
+  } finally {
+    deadline.done();
+  }
+}
+
+/**
+ * A batch (initialize-era revisions only; refuseUnservableBatches has run): every message is served
+ * on its own, concurrently (the limits counted each one), and the answers go back as an array, also
+ * for a batch of one. A transport-level refusal of any message (406, 415…) answers the whole batch.
+ */
+async function serveBatch(
+  parts: EndpointParts,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  batch: unknown[],
+) {
+  const answers = await Promise.all(batch.map((message) => answerMessage(parts, request, reply, message)));
+  const refused = answers.find((answer) => answer.status !== 200 && answer.status !== 202);
+  if (refused !== undefined) {
+    return reply
+      .code(refused.status)
+      .header('content-type', 'application/json')
+      .send(refused.body ?? '');
+  }
+  const bodies = answers.flatMap((answer) => (answer.body === undefined ? [] : [answer.body]));
+  if (bodies.length === 0) return reply.code(202).send();
+  return reply
+    .code(200)
+    .header('content-type', 'application/json')
+    .send(`[${bodies.join(',')}]`);
+}
+
+/** One POST: a batch, or one message answered by the lean path or, hijacking the reply, by the SDK. */
+async function serveRequest(parts: EndpointParts, request: FastifyRequest, reply: FastifyReply) {
+  if (Array.isArray(request.body)) return serveBatch(parts, request, reply, request.body);
+  const prepared = prepare(parts, request, reply, request.body);
+  if (prepared.tooDeep) return refuse(reply, 'invalid_request', { message: TOO_DEEP });
+  const { call, facts, deadline } = prepared;
+  try {
+    if (call !== undefined) {
+      const payload = await parts.lean!.serve(call, facts);
+      return reply.code(200).header('content-type', 'application/json').send(payload);
+    }
+    // A hijacked reply sends none of the headers hooks set on it (CORS): hand them to the SDK's response.
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    }
+    reply.hijack();
+    await requestSideChannel.run(facts, () => parts.nodeHandler(request.raw, reply.raw, prepared.sdkBody));
+  } finally {
+    deadline.done();
+  }
+}
+
 /** Mounts the MCP endpoint: POST serves JSON-RPC; GET and DELETE answer 405 (no streams, no sessions). */
 async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Promise<void> {
   const endpoint = createMcpEndpoint({
@@ -164,98 +290,7 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
     options.leanPath === false
       ? undefined
       : createLeanPath({ ...options.server, serverInfo: serverInfo(options.server.version) });
-
-  /**
-   * Per-message facts (who calls, the arguments exactly as sent) with the call's deadline, and the lean
-   * call when the lean path serves the message; `tooDeep` when the message nests too deep for the SDK.
-   * The caller ends the deadline once the message is answered.
-   */
-  function prepare(request: FastifyRequest, reply: FastifyReply, message: unknown) {
-    const unserved = unservedReason(message);
-    if (unserved !== undefined) {
-      const { reason, ...detail } = unserved;
-      options.unserved?.(request, reply, reason, { ...detail, httpStatus: 200 });
-    }
-    const lifted = liftArguments(message);
-    // Tool arguments are exempt: they never reach the SDK, and our validator answers them.
-    if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) return { tooDeep: true as const };
-    const caller = options.caller(request);
-    // Legacy clients name themselves only in `initialize`; their later calls carry the name in the
-    // session id `initialize` was answered with (mcp/client-session.ts).
-    const info = clientInfoOf(message);
-    const client =
-      info.name === undefined ? clientInfoFromSessionId(request.headers['mcp-session-id']) : info;
-    if (info.name !== undefined && isInitialize(message)) {
-      reply.header('mcp-session-id', clientSessionId(info));
-    }
-    const userAgent = request.headers['user-agent'];
-    const protocolVersion = request.headers['mcp-protocol-version'];
-    const deadline = startDeadline(options.callDeadlineMs, 'The call deadline passed.');
-    const facts: McpRequestFacts = {
-      requestId: String(request.id ?? randomUUID()),
-      access: caller.access,
-      identity: caller.identity,
-      identityKind: caller.identityKind,
-      role: caller.role,
-      protocolVersion: typeof protocolVersion === 'string' ? protocolVersion.slice(0, 32) : undefined,
-      clientName: client?.name,
-      clientVersion: client?.version,
-      userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 128) : undefined,
-      signal: deadline.signal,
-      ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
-    };
-    if (options.traceContext === true) Object.assign(facts, traceContextOf(message, request.headers));
-    const call = lean === undefined ? undefined : matchLeanCall(message, request.headers);
-    options.served?.(call === undefined ? 'sdk' : 'lean');
-    return { tooDeep: false as const, sdkBody: lifted.body, facts, deadline, call };
-  }
-
-  /** One message of a batch, answered on its own: by the lean path when it can, else by the SDK. */
-  async function answerMessage(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    message: unknown,
-  ): Promise<MessageAnswer> {
-    const prepared = prepare(request, reply, message);
-    if (prepared.tooDeep) {
-      const id = (message as { id?: unknown }).id ?? null;
-      return { status: 200, body: JSON.stringify(depthError(id)) };
-    }
-    const { call, facts, deadline } = prepared;
-    try {
-      if (call !== undefined) return { status: 200, body: await lean!.serve(call, facts) };
-      const webRequest = await toWebRequest(request.raw, prepared.sdkBody);
-      const response = await requestSideChannel.run(facts, () =>
-        endpoint.fetch(webRequest, { parsedBody: prepared.sdkBody }),
-      );
-      const text = await response.text();
-      return text === '' ? { status: response.status } : { status: response.status, body: text };
-    } finally {
-      deadline.done();
-    }
-  }
-
-  /**
-   * A batch (initialize-era revisions only; refuseUnservableBatches has run): every message is served
-   * on its own, concurrently (the limits counted each one), and the answers go back as an array, also
-   * for a batch of one. A transport-level refusal of any message (406, 415…) answers the whole batch.
-   */
-  async function serveBatch(request: FastifyRequest, reply: FastifyReply, batch: unknown[]) {
-    const answers = await Promise.all(batch.map((message) => answerMessage(request, reply, message)));
-    const refused = answers.find((answer) => answer.status !== 200 && answer.status !== 202);
-    if (refused !== undefined) {
-      return reply
-        .code(refused.status)
-        .header('content-type', 'application/json')
-        .send(refused.body ?? '');
-    }
-    const bodies = answers.flatMap((answer) => (answer.body === undefined ? [] : [answer.body]));
-    if (bodies.length === 0) return reply.code(202).send();
-    return reply
-      .code(200)
-      .header('content-type', 'application/json')
-      .send(`[${bodies.join(',')}]`);
-  }
+  const parts: EndpointParts = { options, endpoint, nodeHandler, lean };
 
   app.route({
     method: 'POST',
@@ -264,26 +299,7 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
     ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
     onRequest: [...(options.onRequest ?? []), refuseEncodedBodies],
     preHandler: [refuseUnservableBatches(options.unserved), ...(options.preHandler ?? [])],
-    handler: async (request, reply) => {
-      if (Array.isArray(request.body)) return serveBatch(request, reply, request.body);
-      const prepared = prepare(request, reply, request.body);
-      if (prepared.tooDeep) return refuse(reply, 'invalid_request', { message: TOO_DEEP });
-      const { call, facts, deadline } = prepared;
-      try {
-        if (call !== undefined) {
-          const payload = await lean!.serve(call, facts);
-          return reply.code(200).header('content-type', 'application/json').send(payload);
-        }
-        // A hijacked reply sends none of the headers hooks set on it (CORS): hand them to the SDK's response.
-        for (const [name, value] of Object.entries(reply.getHeaders())) {
-          if (value !== undefined) reply.raw.setHeader(name, value);
-        }
-        reply.hijack();
-        await requestSideChannel.run(facts, () => nodeHandler(request.raw, reply.raw, prepared.sdkBody));
-      } finally {
-        deadline.done();
-      }
-    },
+    handler: (request, reply) => serveRequest(parts, request, reply),
   });
   app.get(options.path, methodNotAllowed);
   app.delete(options.path, methodNotAllowed);

@@ -32,13 +32,33 @@ const HOST_HEADER = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0
  * The host name of a well-formed Host header, else undefined. A Host with a path, a backslash or
  * quotes must not reach the metadata and `WWW-Authenticate` values built from it.
  */
-function hostnameOf(hostHeader: string | undefined): string | undefined {
-  if (hostHeader === undefined || !HOST_HEADER.test(hostHeader)) return undefined;
+function parseHostname(hostHeader: string): string | undefined {
+  if (!HOST_HEADER.test(hostHeader)) return undefined;
   try {
     return new URL(`http://${hostHeader}`).hostname;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Host names by Host header: every request of a client sends the same Host, and a URL parse per
+ * request showed in the profile of the c=1 read path. The answer depends on the header alone;
+ * bounded (cleared when full) since the header is the client's to choose.
+ */
+const hostnames = new Map<string, string | undefined>();
+const MAX_HOSTNAMES = 256;
+/** A DNS name (253), a port and brackets fit; longer headers are parsed each time, never kept. */
+const MAX_KEPT_HOST_CHARS = 270;
+
+function hostnameOf(hostHeader: string | undefined): string | undefined {
+  if (hostHeader === undefined) return undefined;
+  if (hostnames.has(hostHeader)) return hostnames.get(hostHeader);
+  const hostname = parseHostname(hostHeader);
+  if (hostHeader.length > MAX_KEPT_HOST_CHARS) return hostname;
+  if (hostnames.size >= MAX_HOSTNAMES) hostnames.clear();
+  hostnames.set(hostHeader, hostname);
+  return hostname;
 }
 
 const LOOPBACK_ORIGIN_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);

@@ -65,7 +65,7 @@ export function boundedErrorType(value: string | number | undefined): string | u
   return knownErrorType(value);
 }
 
-/** The upstream failure kinds (src/dagu/client.ts `UpstreamOutcome`) a `status` label may carry. */
+/** The upstream failure kinds (src/dagu/dispatch.ts `UpstreamOutcome`) a `status` label may carry. */
 const UPSTREAM_FAILURES = ['timeout', 'network_error', 'aborted', 'bad_body'];
 
 /** An HTTP status (`200`), or a transport failure kind; anything else is `other`. */

@@ -135,17 +135,17 @@ function segment(shape: UriShape, slot: Slot, value: string): string {
   return pathEscape(value);
 }
 
-/** Builds a shape's canonical URI: every value escaped per segment like Go's `url.PathEscape`. */
-export function buildUri(shape: UriShape, fields: ReadFields): string {
-  let uri = `dagu://${shape.family}`;
-  for (const part of shape.parts) {
+/** Appends `parts` of `shape` to `uri`, every value escaped per segment like Go's `url.PathEscape`. */
+function appendParts(uri: string, shape: UriShape, parts: readonly Part[], fields: ReadFields): string {
+  let out = uri;
+  for (const part of parts) {
     if (typeof part === 'string') {
-      uri += `/${part}`;
+      out += `/${part}`;
       continue;
     }
     const value = fields[part.slot] ?? '';
     // A Wiki page path spans several segments; each of its segments is escaped on its own.
-    uri += `/${
+    out += `/${
       part.rest
         ? value
             .split('/')
@@ -154,7 +154,25 @@ export function buildUri(shape: UriShape, fields: ReadFields): string {
         : segment(shape, part.slot, value)
     }`;
   }
-  return uri;
+  return out;
+}
+
+/** Builds a shape's canonical URI: every value escaped per segment like Go's `url.PathEscape`. */
+export function buildUri(shape: UriShape, fields: ReadFields): string {
+  return appendParts(`dagu://${shape.family}`, shape, shape.parts, fields);
+}
+
+/**
+ * The URIs of `shape` that differ only in one (single-segment) slot, the other parts built once: a
+ * run lists one step-log URI per step, and building the run's part again for each step cost more
+ * than the rest of the step's mapping.
+ */
+function slotBuilder(shape: UriShape, fields: ReadFields, slot: Slot): (value: string) => string {
+  const at = shape.parts.findIndex((part) => typeof part !== 'string' && part.slot === slot);
+  if (at < 0) throw new Error(`the ${shape.template} URI has no ${slot} segment`);
+  const head = appendParts(`dagu://${shape.family}`, shape, shape.parts.slice(0, at), fields);
+  const tail = appendParts('', shape, shape.parts.slice(at + 1), fields);
+  return (value) => `${head}/${segment(shape, slot, value)}${tail}`;
 }
 
 /** Every shape by name, for definitions and builders. */
@@ -221,6 +239,11 @@ export function runLogsUri(name: string, dagRunId: string, query?: string): stri
 
 export function stepLogUri(run: RunRef, stepName: string, query?: string): string {
   return withQuery(buildUri(isSub(run) ? SHAPES.subStepLog : SHAPES.stepLog, { ...run, stepName }), query);
+}
+
+/** The step-log URIs of one run's steps (`stepLogUri` without a query), the run's part built once. */
+export function stepLogUris(run: RunRef): (stepName: string) => string {
+  return slotBuilder(isSub(run) ? SHAPES.subStepLog : SHAPES.stepLog, run, 'stepName');
 }
 
 export function foreachItemsUri(run: RunRef, stepName: string, query?: string): string {

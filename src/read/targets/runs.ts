@@ -22,7 +22,7 @@ import { failure, fetchAny, fetchOk, isSuccess } from '../upstream/fetch.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from '../upstream/log.ts';
 import { fetchRunDetails, runOfRequest, runSubject } from '../upstream/runs.ts';
 import type { ReadScope } from '../upstream/scope.ts';
-import { foreachItemsUri, type RunRef, runLogsUri, runUri, SHAPES, stepLogUri } from '../uri-shapes.ts';
+import { foreachItemsUri, type RunRef, runLogsUri, runUri, SHAPES, stepLogUris } from '../uri-shapes.ts';
 
 /**
  * `runs`, `run` (root and child) and `run_logs`.
@@ -152,7 +152,12 @@ export function runAddressOf(
   return { name, dagRunId, address };
 }
 
-function stepOf(node: Json, address: RunAddress, roots: () => readonly string[]): Json {
+function stepOf(
+  node: Json,
+  address: RunAddress,
+  logUriOf: (stepName: string) => string,
+  roots: () => readonly string[],
+): Json {
   const step = object(node.step, 'node.step');
   const name = text(step.name, 'node.step.name');
   const status = integer(node.status, 'node.status');
@@ -160,7 +165,7 @@ function stepOf(node: Json, address: RunAddress, roots: () => readonly string[])
     name,
     status,
     statusLabel: nodeStatusLabel(status, node.statusLabel),
-    logUri: stepLogUri(address, name),
+    logUri: logUriOf(name),
   };
   putTime(entry, 'startedAt', node.startedAt);
   putTime(entry, 'finishedAt', node.finishedAt);
@@ -224,7 +229,8 @@ export function buildRunDetail(
   };
   const runError = optionalText(details.error);
   if (runError !== undefined) data.error = redactLogPaths(runError, roots());
-  data.steps = nodesInExecutionOrder(details).map((node) => stepOf(node, address, roots));
+  const logUriOf = stepLogUris(address);
+  data.steps = nodesInExecutionOrder(details).map((node) => stepOf(node, address, logUriOf, roots));
   if (details.humanTaskResumePending === true) data.humanTaskResumePending = true;
   return data;
 }
@@ -236,6 +242,7 @@ export function buildRunLogs(details: Json, schedulerLog: LogPart): Json {
   putTime(data, 'startedAt', details.startedAt);
   putTime(data, 'finishedAt', details.finishedAt);
   data.schedulerLog = { ...schedulerLog };
+  const logUriOf = stepLogUris(address);
   data.stepLogs = nodesInExecutionOrder(details).map((node) => {
     const step = object(node.step, 'node.step');
     const stepName = text(step.name, 'node.step.name');
@@ -249,7 +256,7 @@ export function buildRunLogs(details: Json, schedulerLog: LogPart): Json {
     putTime(entry, 'finishedAt', node.finishedAt);
     entry.hasStdout = optionalText(node.stdout) !== undefined;
     entry.hasStderr = optionalText(node.stderr) !== undefined;
-    entry.logUri = stepLogUri(address, stepName);
+    entry.logUri = logUriOf(stepName);
     return entry;
   });
   return data;

@@ -283,6 +283,15 @@ describe('run details (Dagu 2.x Node/Step shapes per api/v1/api.yaml)', () => {
     assert.equal(attemptIdOf({ nodes: [node('')] }), undefined);
     assert.equal(attemptIdOf({ nodes: [] }), undefined);
     assert.equal(attemptIdOf({ attemptId: 'explicit', nodes: [] }), 'explicit');
+    // Only the folder the file is in counts, read from the path's end, with either separator.
+    const only = (path: string) => attemptIdOf({ nodes: [node(path)] });
+    assert.equal(only('/logs/run_20260701_080000Z_a1/sub/x.out'), undefined);
+    assert.equal(only('/logs/run_20260701_080000Z_a1/'), 'a1');
+    assert.equal(only('run_20260701_080000Z_a1/x.out'), undefined);
+    assert.equal(only('/run_20260701_080000Z_a1/x.out'), 'a1');
+    assert.equal(only('C:\\logs/run_20260701_080000Z_b-2\\x.out'), 'b-2');
+    assert.equal(only('/logs/run_2026070_080000Z_a1/x.out'), undefined);
+    assert.equal(only('/logs/xrun_20260701_080000Z_a1/x.out'), undefined);
   });
 
   it('approval gate: 2.x `step.approval` (ApprovalConfig)', () => {
