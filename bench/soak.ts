@@ -130,6 +130,7 @@ async function main() {
       ? Math.floor(n * HEAVY_SHARE)
       : undefined;
   let heavyCalls = 0;
+  let heavyFailed = 0;
 
   const pool = new Pool(gateway.url, { connections: 32 });
   const samples: Array<{ second: number; rssMiB: number; calls: number }> = [];
@@ -159,8 +160,15 @@ async function main() {
         const done: Promise<void> = pool
           .request({ path: '/mcp', method: 'POST', headers: call.headers, body: call.body })
           .then(async (response) => {
-            await response.body.text();
+            const text = await response.body.text();
             if (response.statusCode !== 200) failed += 1;
+            // The heavy reads must succeed: a tool error would make them light.
+            else if (
+              turn !== undefined &&
+              (!text.includes('"structuredContent"') || text.includes('"isError":true'))
+            ) {
+              heavyFailed += 1;
+            }
             answered += 1;
           })
           .catch(() => {
@@ -192,7 +200,7 @@ async function main() {
       `(share ${HEAVY_SHARE}), Node ${process.version}`,
   );
   console.log(
-    `load average ${loadBefore} before, ${loadAverage()} after; ${answered} answered, ${failed} failed\n`,
+    `load average ${loadBefore} before, ${loadAverage()} after; ${answered} answered, ${failed} failed, ${heavyFailed} heavy reads without a result\n`,
   );
   console.log('second  RSS MiB  calls answered');
   for (const point of samples) {
@@ -204,7 +212,7 @@ async function main() {
     `\nRSS start ${rss[0]!.toFixed(1)} MiB, end ${rss.at(-1)!.toFixed(1)} MiB, max ${Math.max(...rss).toFixed(1)} MiB; ` +
       `slope after the first ${WARMUP_SECONDS} s: ${trend.toFixed(2)} MiB/min`,
   );
-  if (failed > 0) process.exitCode = 1;
+  if (failed + heavyFailed > 0) process.exitCode = 1;
 }
 
 await main();
