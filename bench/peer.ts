@@ -171,23 +171,26 @@ async function measureAutocannon(spec: PathSpec, _calls: number, concurrency: nu
     connections: concurrency,
     pipelining: 1,
     duration: AUTOCANNON_SECONDS,
-    requests: [
-      {
-        // The context lives as long as the connection: each connection keeps its slot (load.ts).
-        setupRequest: (request, context) => {
-          const own = context as { caller?: number; calls?: number };
-          own.caller ??= connections++;
-          const slot = own.caller + (own.calls ?? 0) * concurrency;
-          own.calls = (own.calls ?? 0) + 1;
-          ids += 1;
-          return {
-            ...request,
-            path: spec.path(slot),
-            ...(spec.body === undefined ? {} : { body: spec.body(`ac-${ids}`, slot) }),
-          };
+    // Each connection is one caller with its own slots (load.ts). autocannon resets a request's context
+    // after every request, so the caller's state lives in this closure, set up once per connection.
+    setupClient: (client) => {
+      const caller = connections++;
+      let calls = 0;
+      client.setRequests([
+        {
+          setupRequest: (request) => {
+            const slot = caller + calls * concurrency;
+            calls += 1;
+            ids += 1;
+            return {
+              ...request,
+              path: spec.path(slot),
+              ...(spec.body === undefined ? {} : { body: spec.body(`ac-${ids}`, slot) }),
+            };
+          },
         },
-      },
-    ],
+      ]);
+    },
   });
   return {
     calls: result.requests.total,
