@@ -12,7 +12,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type DaguInstance, daguApi, startRun } from '../test/support/dagu.ts';
+import { type DaguInstance, daguApi } from '../test/support/dagu.ts';
 
 export const BIG_LOG_LINES = 10_000;
 export const BIG_LOG_STEP = 'print';
@@ -89,6 +89,29 @@ async function waitFinished(instance: DaguInstance, run: RunRef): Promise<void> 
     if (Date.now() > deadline) throw new Error(`seed: ${run.name}/${run.dagRunId} did not finish in 180 s`);
     await new Promise((done) => setTimeout(done, 200));
   }
+}
+
+/**
+ * Starts a run, waiting as long as a busy Dagu needs (the test support's client gives up after 10 s,
+ * and a start cannot simply be sent again: the DAG may be running by then).
+ */
+async function startRun(instance: DaguInstance, name: string): Promise<string> {
+  const response = await fetch(`${instance.url}${instance.apiBase}/dags/${encodeURIComponent(name)}/start`, {
+    method: 'POST',
+    headers: {
+      accept: 'application/json',
+      'content-type': 'application/json',
+      ...(instance.token === undefined ? {} : { authorization: `Bearer ${instance.token}` }),
+    },
+    body: '{}',
+    signal: AbortSignal.timeout(120_000),
+  });
+  const text = await response.text();
+  const dagRunId = (JSON.parse(text) as { dagRunId?: unknown }).dagRunId;
+  if (response.status !== 200 || typeof dagRunId !== 'string') {
+    throw new Error(`seed: starting ${name} failed: HTTP ${response.status} ${text}`);
+  }
+  return dagRunId;
 }
 
 /** Runs each named DAG (start, wait for its end), `parallel` at a time, in the order given. */

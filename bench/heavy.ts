@@ -265,8 +265,18 @@ async function main() {
     const text = report({ reads, cells, results, sizes, seed, peakRss, version, loadBefore, started });
     console.log(`\n${text}\n`);
     recordResults('heavy-bench', 'Wide and long reads (`npm run bench:heavy`)', text);
+  } catch (error) {
+    // Reported before the clean-up, whose own failure (a Dagu still writing) would hide it.
+    console.error(error);
+    process.exitCode = 1;
   } finally {
-    for (const stop of stops) await stop();
+    for (const stop of stops) {
+      try {
+        await stop();
+      } catch (error) {
+        console.error(`clean-up: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
   }
 }
 

@@ -400,8 +400,18 @@ async function main() {
     ].join('\n');
     console.log(`\n${text}\n`);
     recordResults('peer-bench', "Against Dagu's own /mcp (`npm run bench:peer`)", text);
+  } catch (error) {
+    // Reported before the clean-up, whose own failure (a Dagu still writing) would hide it.
+    console.error(error);
+    process.exitCode = 1;
   } finally {
-    for (const stop of stops) await stop();
+    for (const stop of stops) {
+      try {
+        await stop();
+      } catch (error) {
+        console.error(`clean-up: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
   }
 }
 
