@@ -1,25 +1,87 @@
-// The floor for any gateway in Node that asks Dagu on every call (bench:peer's `floor` path): node:http
-// in, one undici GET to Dagu, JSON parsed and the answer written as a JSON-RPC result. No validation,
-// auth, limits, audit or metrics. Plain JavaScript (no TypeScript loader), run in its own process.
-//   FLOOR_PORT, FLOOR_DAGU (origin), FLOOR_PATH (the REST path to read)
+// The floor for any gateway in Node that asks Dagu on every call (bench:peer's and bench:heavy's
+// `floor` path): node:http in, the same REST GETs the gateway makes for the read (its cache of
+// finished logs off), each answer parsed as JSON, and the result written as a JSON-RPC answer. No
+// validation, auth, limits, audit or metrics. Plain JavaScript (no TypeScript loader), its own process.
+//   FLOOR_PORT, FLOOR_DAGU (origin), FLOOR_API_BASE (`/api/v1`)
+// The REST calls per `dagu_read` target (src/read/targets/*.ts, a caller with unrestricted access):
+//   run       GET /dag-runs/{name}/{dagRunId}
+//   step_log  GET …/steps/{stepName}/log?stream=stdout&<tail|head|offset|limit> and stream=stderr, at once
+//   dags      GET /dags?<query>            runs  GET /dag-runs?<query>
+// `initialize` gets a minimal answer and notifications 202, so an MCP client can call it too.
 import { createServer } from 'node:http';
 import { Pool } from 'undici';
 
 const dagu = new Pool(process.env.FLOOR_DAGU, { connections: 32 });
-const path = process.env.FLOOR_PATH;
+const base = process.env.FLOOR_API_BASE ?? '/api/v1';
+const esc = encodeURIComponent;
+
+async function get(path) {
+  const answer = await dagu.request({
+    path: `${base}${path}`,
+    method: 'GET',
+    headers: { accept: 'application/json' },
+  });
+  const body = JSON.parse(await answer.body.text());
+  if (answer.statusCode !== 200) throw new Error(`Dagu answered ${answer.statusCode}`);
+  return body;
+}
+
+async function read(args) {
+  const query = typeof args.query === 'string' && args.query !== '' ? args.query : '';
+  switch (args.target) {
+    case 'run':
+      return (await get(`/dag-runs/${esc(args.name)}/${esc(args.dagRunId)}`)).dagRunDetails;
+    case 'dags':
+      return get(`/dags${query ? `?${query}` : ''}`);
+    case 'runs':
+      return get(`/dag-runs${query ? `?${query}` : ''}`);
+    case 'step_log': {
+      const position = query || 'tail=1000';
+      const log = `/dag-runs/${esc(args.name)}/${esc(args.dagRunId)}/steps/${esc(args.stepName)}/log`;
+      const [out, err] = await Promise.all([
+        get(`${log}?stream=stdout&${position}`),
+        get(`${log}?stream=stderr&${position}`),
+      ]);
+      return {
+        stdoutContent: out.content ?? '',
+        stderrContent: err.content ?? '',
+        lineCount: out.lineCount ?? 0,
+        totalLines: out.totalLines ?? 0,
+        hasMore: out.hasMore === true,
+      };
+    }
+    default:
+      throw new Error(`the floor does not read ${args.target}`);
+  }
+}
+
+async function answer(message) {
+  if (message.method === 'initialize') {
+    return {
+      protocolVersion: message.params?.protocolVersion,
+      capabilities: { tools: {} },
+      serverInfo: { name: 'floor', version: '1' },
+    };
+  }
+  const data = await read(message.params?.arguments ?? {});
+  return { content: [{ type: 'text', text: 'Dagu read completed.' }], structuredContent: { data } };
+}
 
 createServer((request, response) => {
+  if (request.method !== 'POST') {
+    response.writeHead(405).end();
+    return;
+  }
   const chunks = [];
   request.on('data', (chunk) => chunks.push(chunk));
   request.on('end', async () => {
     try {
       const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const answer = await dagu.request({ path, method: 'GET', headers: { accept: 'application/json' } });
-      const data = JSON.parse(await answer.body.text());
-      const result = {
-        content: [{ type: 'text', text: 'Dagu read completed.' }],
-        structuredContent: { data },
-      };
+      if (message.id === undefined) {
+        response.writeHead(202).end();
+        return;
+      }
+      const result = await answer(message);
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
     } catch (error) {

@@ -57,6 +57,8 @@ export interface GatewayProcess {
   cpuSeconds(): number;
   /** Resident set size now, in MiB (VmRSS). */
   rssMiB(): number;
+  /** The highest resident set size so far, in MiB (VmHWM). */
+  peakRssMiB(): number;
   stop(): Promise<void>;
 }
 
@@ -69,9 +71,9 @@ export function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
-function rssMiBOf(pid: number): number {
+function statusMiBOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? Number.NaN);
+  const kib = Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? Number.NaN);
   return kib / 1024;
 }
 
@@ -139,7 +141,8 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
     mcpUrl: `${url}/mcp`,
     pid,
     cpuSeconds: () => cpuSecondsOf(pid),
-    rssMiB: () => rssMiBOf(pid),
+    rssMiB: () => statusMiBOf(pid, 'VmRSS'),
+    peakRssMiB: () => statusMiBOf(pid, 'VmHWM'),
     stop,
   };
 }
@@ -149,11 +152,5 @@ export function loadAverage(): string {
   return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 }
 
-export const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
-export const percentile = (sorted: number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+// The pure helpers live in stats.ts (unit-tested); kept importable from here.
+export { median, percentile } from './stats.ts';

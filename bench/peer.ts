@@ -1,99 +1,96 @@
-// `npm run bench:peer`: the gateway against Dagu's own `/mcp` and Dagu's REST API, on one real, seeded
-// Dagu 2.x, measured interleaved in one run. For each read (BENCH_READS, default `run,step_log`: a
-// finished run, and the 3,000-line stdout of a finished step, last 1,000 lines) three paths read the
-// same thing:
-//   rest      the Dagu REST GET behind it, directly (for step_log: stdout only)
-//   dagu-mcp  Dagu's own /mcp, tools/call dagu_read (initialize-era sessions, as Dagu serves them)
-//   gateway   this gateway, started with `npm start` in its own process
-//   floor     bench/floor-proxy.mjs: node:http + one undici GET + JSON, nothing else (what any Node
-//             gateway that asks Dagu on every call costs at least); plain HTTP generator only
-// The issue's goals are judged on `run`; `step_log` shows what the cache of finished logs does.
+// `npm run bench:peer`: the gateway against Dagu's own `/mcp`, Dagu's REST API and the bare proxy, on one
+// real, seeded Dagu 2.x, measured interleaved in one run. Reads (BENCH_READS, default all three):
+//   run           one finished 2-step run, every caller reading the same run
+//   run_distinct  16 finished 2-step runs of 16 DAGs (BENCH_DISTINCT), seeded here: each of the 16 callers
+//                 reads its own run, at concurrency 1 the runs take turns, so coalescing cannot help (run
+//                 details are never cached)
+//   step_log      the 3,000-line stdout of a finished step, last 1,000 lines (the gateway's cache of
+//                 finished logs on, as shipped; REST reads stdout only)
+// Paths:
+//   rest            the Dagu REST GET behind it, directly
+//   dagu-mcp        Dagu's own /mcp, tools/call dagu_read (initialize-era sessions, as Dagu serves them)
+//   gateway         this gateway, `npm start` in its own process, an API-key caller (key file), rate
+//                   limits, audit to a file and metrics on; tracing off
+//   gateway-traced  a second such gateway with tracing on (sampler always_on) exporting OTLP/JSON to a
+//                   sink in this process; plain HTTP generator only (issue 21's cost of tracing)
+//   floor           bench/floor-proxy.mjs: node:http + the same REST GET + JSON, nothing else (what any
+//                   Node gateway that asks Dagu on every call costs at least)
 // Each path is driven by three load generators in this process: the v1 MCP SDK client (REST: undici,
 // it is no MCP server), undici with microsecond timing, and autocannon; at concurrency 1 and 16,
-// BENCH_CALLS calls per cell (default 600; autocannon runs BENCH_AUTOCANNON_SECONDS instead), BENCH_ROUNDS rounds (default 3, the cell order rotating each
-// round); each figure is the median over the rounds. The gateway's CPU per call is read from its own
-// process (/proc/<pid>/stat) while the load runs here. `bench/RESULTS.md` keeps the last run.
+// BENCH_CALLS calls per cell (default 600; autocannon runs BENCH_AUTOCANNON_SECONDS instead), BENCH_ROUNDS
+// rounds (default 3, the cell order rotating each round); each figure is the median over the rounds. The
+// serving processes' CPU per call is read from /proc/<pid>/stat while the load runs here.
+// `bench/RESULTS.md` keeps the last run.
 
-import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import autocannon from 'autocannon';
-import { Pool } from 'undici';
-import { freePort } from '../test/support/dagu.ts';
+import { runAll, writeDags } from './heavy-seed.ts';
 import {
-  cpuSecondsOf,
-  type GatewayProcess,
-  loadAverage,
-  median,
-  percentile,
-  ROOT,
-  startGatewayProcess,
-  startPeerDagu,
-} from './peer-support.ts';
+  type CellResult,
+  closedLoop,
+  fixed,
+  gatewayCall,
+  grouped,
+  type MeasuredProcess,
+  measureHttp as measureHttpPath,
+  recordResults,
+  startFloor,
+  toolCallJson,
+  writeApiKeyFile,
+} from './load.ts';
+import { type GatewayProcess, loadAverage, startGatewayProcess, startPeerDagu } from './peer-support.ts';
+import { median } from './stats.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 // Enough calls for the JIT to settle before anything is measured.
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
+const DISTINCT = Number(process.env.BENCH_DISTINCT ?? 16);
 const CONCURRENCIES = [1, 16] as const;
-const TARGETS = ['rest', 'dagu-mcp', 'gateway', 'floor'] as const;
-/** The floor (bench/floor-proxy.mjs) is measured with the plain HTTP generator only. */
-const measured = (generator: Generator, target: Target) => target !== 'floor' || generator === 'http';
+const TARGETS = ['rest', 'dagu-mcp', 'gateway', 'gateway-traced', 'floor'] as const;
+/** The traced gateway is measured with the plain HTTP generator only. */
+const measured = (generator: Generator, target: Target) =>
+  target !== 'gateway-traced' || generator === 'http';
 const GENERATORS = ['mcp-client', 'http', 'autocannon'] as const;
-const READS = (process.env.BENCH_READS ?? 'run,step_log').split(',') as Array<'run' | 'step_log'>;
+const READ_NAMES = ['run', 'run_distinct', 'step_log'] as const;
+type ReadName = (typeof READ_NAMES)[number];
+const READS = (process.env.BENCH_READS ?? READ_NAMES.join(',')).split(',') as ReadName[];
 type Target = (typeof TARGETS)[number];
 type Generator = (typeof GENERATORS)[number];
 
-/** A prepared way to make one call of one path: a raw HTTP request and an MCP-client call. */
+/** A prepared way to make one call of one path for a slot (load.ts): a raw HTTP request and an MCP-client call. */
 interface PathSpec {
   origin: string;
-  path: string;
+  path(slot: number): string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   /** The request body for a JSON-RPC id: Dagu's sessions answer concurrent calls by id, so ids differ. */
-  body?: (id: string) => string;
-  /** One call through an MCP SDK client (v1), or undefined for REST. */
-  connectClient?: () => Promise<{ call(): Promise<void>; close(): Promise<void> }>;
+  body?: (id: string, slot: number) => string;
+  /** An MCP SDK client (v1) for calls, or undefined for REST. */
+  connectClient?: () => Promise<{ call(slot: number): Promise<void>; close(): Promise<void> }>;
   /** Whether a raw answer is a successful read. */
   ok(status: number, text: string): boolean;
 }
 
-interface CellResult {
-  /** Calls made (autocannon runs for a duration, so its count varies). */
-  calls: number;
-  callsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** CPU milliseconds per call of the serving process, for gateway and floor cells. */
-  serverCpuMs?: number;
-  failures: number;
-}
-
-const toolCallJson = (id: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    method: 'tools/call',
-    params: { name: 'dagu_read', arguments: args, ...(meta ? { _meta: meta } : {}) },
-  });
-
 const succeeded = (status: number, text: string) =>
   status === 200 && text.includes('"structuredContent"') && !text.includes('"isError":true');
 
-async function v1Client(url: string, args: Record<string, unknown>) {
+async function v1Client(url: string, args: (slot: number) => Record<string, unknown>, headers = {}) {
   const client = new LegacyClient({ name: 'bench-peer', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return {
-    async call() {
-      const result = (await client.callTool({ name: 'dagu_read', arguments: args })) as { isError?: boolean };
+    async call(slot: number) {
+      const result = (await client.callTool({ name: 'dagu_read', arguments: args(slot) })) as {
+        isError?: boolean;
+      };
       if (result.isError === true) throw new Error('the read failed');
     },
     close: () => client.close(),
   };
 }
-
 /** Dagu's /mcp has sessions: initialize once, then every call names the session. */
 async function daguSession(mcpUrl: string): Promise<Record<string, string>> {
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -124,61 +121,31 @@ async function daguSession(mcpUrl: string): Promise<Record<string, string>> {
   return sessionHeaders;
 }
 
-/** `calls` calls made by `concurrency` workers one after another (closed loop): rate, latencies, failures. */
-async function closedLoop(
-  calls: number,
-  concurrency: number,
-  call: (id: string) => Promise<boolean>,
-): Promise<CellResult> {
-  const latencies: number[] = [];
-  let next = 0;
-  let failures = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < calls) {
-        next += 1;
-        const t0 = performance.now();
-        const ok = await call(`call-${next}`);
-        latencies.push(performance.now() - t0);
-        if (!ok) failures += 1;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
+function measureHttp(spec: PathSpec, calls: number, concurrency: number): Promise<CellResult> {
+  return measureHttpPath(
+    {
+      origin: spec.origin,
+      requests: (slot, id) => [
+        {
+          path: spec.path(slot),
+          method: spec.method,
+          headers: spec.headers,
+          ...(spec.body === undefined ? {} : { body: spec.body(id, slot) }),
+        },
+      ],
+      ok: spec.ok,
+    },
     calls,
-    callsPerSecond: calls / seconds,
-    p50Ms: percentile(latencies, 0.5),
-    p99Ms: percentile(latencies, 0.99),
-    failures,
-  };
-}
-
-async function measureHttp(spec: PathSpec, calls: number, concurrency: number): Promise<CellResult> {
-  const pool = new Pool(spec.origin, { connections: concurrency, pipelining: 1 });
-  try {
-    return await closedLoop(calls, concurrency, async (id) => {
-      const response = await pool.request({
-        path: spec.path,
-        method: spec.method,
-        headers: spec.headers,
-        ...(spec.body === undefined ? {} : { body: spec.body(id) }),
-      });
-      return spec.ok(response.statusCode, await response.body.text());
-    });
-  } finally {
-    await pool.close();
-  }
+    concurrency,
+  );
 }
 
 async function measureClient(spec: PathSpec, calls: number, concurrency: number): Promise<CellResult> {
   if (spec.connectClient === undefined) return measureHttp(spec, calls, concurrency);
   const client = await spec.connectClient();
   try {
-    return await closedLoop(calls, concurrency, () =>
-      client.call().then(
+    return await closedLoop(calls, concurrency, (_id, slot) =>
+      client.call(slot).then(
         () => true,
         () => false,
       ),
@@ -195,15 +162,35 @@ async function measureClient(spec: PathSpec, calls: number, concurrency: number)
 const AUTOCANNON_SECONDS = Number(process.env.BENCH_AUTOCANNON_SECONDS ?? 2);
 
 async function measureAutocannon(spec: PathSpec, _calls: number, concurrency: number): Promise<CellResult> {
+  let connections = 0;
+  let ids = 0;
   const result = await autocannon({
-    url: `${spec.origin}${spec.path}`,
+    url: `${spec.origin}${spec.path(0)}`,
     method: spec.method,
     headers: spec.headers,
-    // autocannon writes a fresh id in place of [<id>] for every request.
-    ...(spec.body === undefined ? {} : { body: spec.body('[<id>]'), idReplacement: true }),
     connections: concurrency,
     pipelining: 1,
     duration: AUTOCANNON_SECONDS,
+    // Each connection is one caller with its own slots (load.ts). autocannon resets a request's context
+    // after every request, so the caller's state lives in this closure, set up once per connection.
+    setupClient: (client) => {
+      const caller = connections++;
+      let calls = 0;
+      client.setRequests([
+        {
+          setupRequest: (request) => {
+            const slot = caller + calls * concurrency;
+            calls += 1;
+            ids += 1;
+            return {
+              ...request,
+              path: spec.path(slot),
+              ...(spec.body === undefined ? {} : { body: spec.body(`ac-${ids}`, slot) }),
+            };
+          },
+        },
+      ]);
+    },
   });
   return {
     calls: result.requests.total,
@@ -238,74 +225,130 @@ async function measureCell(
   return result;
 }
 
-const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
-const grouped = (value: number) => Math.round(value).toLocaleString('en-US');
-
-/** A process whose CPU time the bench reads while it measures. */
-interface MeasuredProcess {
-  cpuSeconds(): number;
+/** One read measured on the paths: its arguments and the REST GET behind it, per slot. */
+interface PeerRead {
+  name: ReadName;
+  args(slot: number): Record<string, unknown>;
+  restPath(slot: number): string;
+  restOk(text: string): boolean;
+  /** Shown in the heading. */
+  described: string;
 }
 
-/** Starts bench/floor-proxy.mjs for one REST path (plain node, its own process). */
-async function startFloor(daguUrl: string, restPath: string) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'bench', 'floor-proxy.mjs')], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, FLOOR_PORT: String(port), FLOOR_DAGU: daguUrl, FLOOR_PATH: restPath },
+/** A local OTLP/HTTP sink: accepts POST /v1/traces, answers 200, counts what arrived. */
+async function startTraceSink() {
+  const received = { exports: 0, bytes: 0 };
+  const server = createServer((request, response) => {
+    let bytes = 0;
+    request.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    request.on('end', () => {
+      if (request.method === 'POST' && request.url === '/v1/traces') {
+        received.exports += 1;
+        received.bytes += bytes;
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      } else response.writeHead(404).end();
+    });
   });
-  await new Promise<void>((ready, failed) => {
-    child.once('message', () => ready());
-    child.once('exit', (code) => failed(new Error(`the floor proxy exited (${code})`)));
-  });
-  const pid = child.pid!;
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    cpuSeconds: () => cpuSecondsOf(pid),
-    stop: () => child.kill(),
+    received,
+    stop: () => new Promise<void>((done) => server.close(() => done())),
   };
 }
 
-/** One read measured on the paths: its arguments and the REST GET behind it. */
-interface PeerRead {
-  name: 'run' | 'step_log';
-  args: Record<string, unknown>;
-  restPath: string;
-  restOk(text: string): boolean;
-}
+const TWO_STEPS = `steps:
+  - name: step one
+    command: sh -c 'echo "hello from step one"; echo "warning from step one" >&2'
+  - name: step two
+    command: echo "second step"
+    depends: [step one]
+`;
 
 async function main() {
   const { instance: dagu, seed } = await startPeerDagu();
   const esc = encodeURIComponent;
-  const reads: Record<PeerRead['name'], PeerRead> = {
-    run: {
-      name: 'run',
-      args: { target: 'run', name: seed.dags.twoSteps, dagRunId: seed.runs.twoStepsFirst },
-      restPath: `${dagu.apiBase}/dag-runs/${esc(seed.dags.twoSteps)}/${esc(seed.runs.twoStepsFirst)}`,
-      restOk: (text) => text.includes(seed.runs.twoStepsFirst),
-    },
-    step_log: {
-      name: 'step_log',
-      args: {
-        target: 'step_log',
-        name: seed.dags.manyLines,
-        dagRunId: seed.runs.manyLines,
-        stepName: 'count',
-      },
-      restPath: `${dagu.apiBase}/dag-runs/${esc(seed.dags.manyLines)}/${esc(seed.runs.manyLines)}/steps/count/log?stream=stdout&tail=1000`,
-      restOk: (text) => text.includes('"content"'),
-    },
-  };
-  const gateway = await startGatewayProcess({
-    DAGU_URL: dagu.url,
-    DAGU_API_BASE: dagu.apiBase,
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    MAX_CONCURRENT_CALLS_PER_IDENTITY: '64',
-  });
-  const loadBefore = loadAverage();
+  const keys = writeApiKeyFile();
+  const sink = await startTraceSink();
+  const stops: Array<() => unknown> = [() => dagu.stop(), () => keys.remove(), () => sink.stop()];
   try {
+    const seedStarted = performance.now();
+    const distinctNames = Array.from(
+      { length: DISTINCT },
+      (_, i) => `distinct-${String(i).padStart(2, '0')}`,
+    );
+    writeDags(dagu, Object.fromEntries(distinctNames.map((name) => [name, TWO_STEPS])));
+    const distinctRuns = await runAll(dagu, distinctNames, 8);
+    console.log(
+      `seeded ${DISTINCT} distinct 2-step runs in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
+    );
+    const twoSteps = { name: seed.dags.twoSteps, dagRunId: seed.runs.twoStepsFirst };
+    const reads: Record<ReadName, PeerRead> = {
+      run: {
+        name: 'run',
+        described: 'every caller reads the same run',
+        args: () => ({ target: 'run', ...twoSteps }),
+        restPath: () => `${dagu.apiBase}/dag-runs/${esc(twoSteps.name)}/${esc(twoSteps.dagRunId)}`,
+        restOk: (text) => text.includes(twoSteps.dagRunId),
+      },
+      run_distinct: {
+        name: 'run_distinct',
+        described: `${DISTINCT} runs of ${DISTINCT} 2-step DAGs, each caller its own run`,
+        args: (slot) => ({ target: 'run', ...distinctRuns[slot % DISTINCT]! }),
+        restPath: (slot) => {
+          const run = distinctRuns[slot % DISTINCT]!;
+          return `${dagu.apiBase}/dag-runs/${esc(run.name)}/${esc(run.dagRunId)}`;
+        },
+        restOk: (text) => text.includes('"dagRunDetails"'),
+      },
+      step_log: {
+        name: 'step_log',
+        described: 'the cache of finished logs on, as shipped',
+        args: () => ({
+          target: 'step_log',
+          name: seed.dags.manyLines,
+          dagRunId: seed.runs.manyLines,
+          stepName: 'count',
+        }),
+        restPath: () =>
+          `${dagu.apiBase}/dag-runs/${esc(seed.dags.manyLines)}/${esc(seed.runs.manyLines)}/steps/count/log?stream=stdout&tail=1000`,
+        restOk: (text) => text.includes('"content"'),
+      },
+    };
+    const env = {
+      DAGU_URL: dagu.url,
+      DAGU_API_BASE: dagu.apiBase,
+      AUTH_API_KEYS_FILE: keys.file,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      MAX_CONCURRENT_CALLS_PER_IDENTITY: '64',
+    };
+    const gateway = await startGatewayProcess({ ...env, OTEL_SDK_DISABLED: 'true' });
+    stops.unshift(() => gateway.stop());
+    const traced = await startGatewayProcess({
+      ...env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      OTEL_TRACES_SAMPLER: 'always_on',
+    });
+    stops.unshift(() => traced.stop());
+    const floor = await startFloor(dagu.url, dagu.apiBase);
+    stops.unshift(() => floor.stop());
+    const loadBefore = loadAverage();
     const daguMcp = `${dagu.url}/mcp`;
     const sessionHeaders = await daguSession(daguMcp);
-    const specsOf = (read: PeerRead, floorUrl: string): Record<Target, PathSpec> => ({
+    const call = gatewayCall(keys.key);
+    const gatewaySpec = (read: PeerRead, server: GatewayProcess): PathSpec => ({
+      origin: server.url,
+      path: () => '/mcp',
+      method: 'POST',
+      headers: call.headers,
+      body: (id, slot) => toolCallJson(id, read.args(slot), call.meta),
+      connectClient: () => v1Client(server.mcpUrl, read.args, { authorization: `Bearer ${keys.key}` }),
+      ok: succeeded,
+    });
+    const specsOf = (read: PeerRead): Record<Target, PathSpec> => ({
       rest: {
         origin: dagu.url,
         path: read.restPath,
@@ -315,77 +358,74 @@ async function main() {
       },
       'dagu-mcp': {
         origin: dagu.url,
-        path: '/mcp',
+        path: () => '/mcp',
         method: 'POST',
         headers: sessionHeaders,
-        body: (id) => toolCallJson(id, read.args),
+        body: (id, slot) => toolCallJson(id, read.args(slot)),
         connectClient: () => v1Client(daguMcp, read.args),
         ok: succeeded,
       },
-      gateway: {
-        origin: gateway.url,
-        path: '/mcp',
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'dagu_read',
-        },
-        body: (id) =>
-          toolCallJson(id, read.args, {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'bench-peer', version: '1.0.0' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          }),
-        connectClient: () => v1Client(gateway.mcpUrl, read.args),
-        ok: succeeded,
-      },
+      gateway: gatewaySpec(read, gateway),
+      'gateway-traced': gatewaySpec(read, traced),
       floor: {
-        origin: floorUrl,
-        path: '/mcp',
+        origin: floor.url,
+        path: () => '/mcp',
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: (id) => toolCallJson(id, read.args),
-        ok: (status, text) => status === 200 && text.includes('"structuredContent"'),
+        body: (id, slot) => toolCallJson(id, read.args(slot)),
+        connectClient: () => v1Client(`${floor.url}/mcp`, read.args),
+        ok: succeeded,
       },
     });
+    const processes: Partial<Record<Target, MeasuredProcess>> = { gateway, 'gateway-traced': traced, floor };
 
     const sections: string[] = [];
     for (const readName of READS) {
       const read = reads[readName];
-      if (read === undefined) throw new Error(`BENCH_READS: unknown read ${readName} (run, step_log)`);
-      const floor = await startFloor(dagu.url, read.restPath);
-      try {
-        sections.push(await benchRead(read, specsOf(read, floor.url), { gateway, floor }));
-      } finally {
-        floor.stop();
-      }
+      if (read === undefined)
+        throw new Error(`BENCH_READS: unknown read ${readName} (${READ_NAMES.join(', ')})`);
+      sections.push(await benchRead(read, specsOf(read), processes));
     }
-    const loadAfter = loadAverage();
+    if (sink.received.exports === 0)
+      throw new Error('the traced gateway exported no spans: its figures would mean nothing');
     const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
     const version =
       ((await (await fetch(`${dagu.url}${dagu.apiBase}/health`)).json()) as { version?: string }).version ??
       '?';
     const text = [
       `Run ${date} UTC, Node ${process.version}, Dagu ${version}, ${CALLS} calls per cell, median of ${ROUNDS} rounds, ` +
-        `load average ${loadBefore} before and ${loadAfter} after.`,
+        `load average ${loadBefore} before and ${loadAverage()} after. The gateway's caller is an API key. ` +
+        `The traced gateway sent ${grouped(sink.received.exports)} OTLP exports (${grouped(sink.received.bytes / 1024)} KiB) to the sink.`,
       ...sections,
     ].join('\n');
     console.log(`\n${text}\n`);
-    recordResults(text);
+    recordResults('peer-bench', "Against Dagu's own /mcp (`npm run bench:peer`)", text);
+  } catch (error) {
+    // Reported before the clean-up, whose own failure (a Dagu still writing) would hide it.
+    console.error(error);
+    process.exitCode = 1;
   } finally {
-    await gateway.stop();
-    await dagu.stop();
+    for (const stop of stops) {
+      try {
+        await stop();
+      } catch (error) {
+        console.error(`clean-up: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
   }
+}
+
+interface CellKey {
+  generator: Generator;
+  concurrency: number;
+  target: Target;
 }
 
 /** Measures one read on every path, generator and concurrency, interleaved; returns its table and ratios. */
 async function benchRead(
   read: PeerRead,
   specs: Record<Target, PathSpec>,
-  processes: { gateway: GatewayProcess; floor: MeasuredProcess },
+  processes: Partial<Record<Target, MeasuredProcess>>,
 ): Promise<string> {
   // Every path answers a real read before anything is measured; then each is warmed up.
   for (const target of TARGETS) {
@@ -396,7 +436,7 @@ async function benchRead(
     if (spec.connectClient) await measureClient(spec, WARMUP / 5, 4);
   }
 
-  const cells = GENERATORS.flatMap((generator) =>
+  const cells: CellKey[] = GENERATORS.flatMap((generator) =>
     CONCURRENCIES.flatMap((concurrency) =>
       TARGETS.filter((target) => measured(generator, target)).map((target) => ({
         generator,
@@ -406,8 +446,7 @@ async function benchRead(
     ),
   );
   const results = new Map<string, CellResult[]>();
-  const key = (cell: { generator: string; concurrency: number; target: string }) =>
-    `${cell.generator}|${cell.concurrency}|${cell.target}`;
+  const key = (cell: CellKey) => `${cell.generator}|${cell.concurrency}|${cell.target}`;
   for (let round = 0; round < ROUNDS; round++) {
     // Rotate the order so that no path always runs first (or right after another).
     const offset = Math.floor((round * cells.length) / ROUNDS);
@@ -416,110 +455,87 @@ async function benchRead(
         specs[cell.target],
         cell.generator,
         cell.concurrency,
-        cell.target === 'gateway' ? processes.gateway : cell.target === 'floor' ? processes.floor : undefined,
+        processes[cell.target],
       );
       results.set(key(cell), [...(results.get(key(cell)) ?? []), result]);
     }
   }
-  const summary = (cell: { generator: string; concurrency: number; target: string }) => {
-    const rounds = results.get(key(cell)) ?? [];
+  const summary = (generator: Generator, concurrency: number, target: Target) => {
+    const rounds = results.get(key({ generator, concurrency, target })) ?? [];
     const cpu = rounds.flatMap((round) => (round.serverCpuMs === undefined ? [] : [round.serverCpuMs]));
     return {
       callsPerSecond: median(rounds.map((round) => round.callsPerSecond)),
       p50Ms: median(rounds.map((round) => round.p50Ms)),
-      p99Ms: median(rounds.map((round) => round.p99Ms)),
-      serverCpuMs: cpu.length > 0 ? median(cpu) : undefined,
+      serverCpuMs: cpu.length > 0 ? median(cpu) : Number.NaN,
       failures: rounds.reduce((sum, round) => sum + round.failures, 0),
     };
   };
 
-  const lines: string[] = [];
-  lines.push(
+  const lines: string[] = [
     '',
-    `### \`${read.name}\`${read.name === 'run' ? ' (the goals)' : ''}: \`${JSON.stringify(read.args)}\``,
+    `### \`${read.name}\` (${read.described}): \`${JSON.stringify(read.args(0))}\``,
     '',
-    '| generator | path | c=1 calls/s | c=1 p50 ms | c=16 calls/s | c=16 p50 ms | CPU ms/call of the gateway or floor process (c=1 / c=16) |',
+    '| generator | path | c=1 calls/s | c=1 p50 ms | c=16 calls/s | c=16 p50 ms | CPU ms/call of the serving process (c=1 / c=16) |',
     '| --- | --- | --- | --- | --- | --- | --- |',
-  );
+  ];
   for (const generator of GENERATORS) {
     for (const target of TARGETS.filter((candidate) => measured(generator, candidate))) {
-      const one = summary({ generator, concurrency: 1, target });
-      const many = summary({ generator, concurrency: 16, target });
+      const one = summary(generator, 1, target);
+      const many = summary(generator, 16, target);
       const cpu =
-        one.serverCpuMs === undefined
-          ? ''
-          : `${fixed(one.serverCpuMs, 3)} / ${fixed(many.serverCpuMs ?? Number.NaN, 3)}`;
+        processes[target] === undefined ? '' : `${fixed(one.serverCpuMs, 3)} / ${fixed(many.serverCpuMs, 3)}`;
       const failed = one.failures + many.failures > 0 ? ` (${one.failures + many.failures} failed)` : '';
       const label =
         generator === 'mcp-client' && target === 'rest'
           ? 'rest (undici)'
           : target === 'floor'
-            ? 'floor (minimal proxy)'
+            ? 'floor (bare proxy)'
             : target;
       lines.push(
         `| ${generator} | ${label}${failed} | ${grouped(one.callsPerSecond)} | ${fixed(one.p50Ms, 2)} | ${grouped(many.callsPerSecond)} | ${fixed(many.p50Ms, 2)} | ${cpu} |`,
       );
     }
   }
-  lines.push('', 'Ratios (same run):', '');
-  const goals: string[] = [];
-  // The issue's goals are set on `run`; other reads report the same ratios without a verdict.
-  const verdict = (met: boolean, goal: string) =>
-    read.name === 'run' ? ` (goal ${goal}: ${met ? 'met' : 'not met'})` : '';
-  for (const generator of GENERATORS) {
-    for (const concurrency of CONCURRENCIES) {
-      const ratio =
-        summary({ generator, concurrency, target: 'gateway' }).callsPerSecond /
-        summary({ generator, concurrency, target: 'dagu-mcp' }).callsPerSecond;
-      goals.push(
-        `- ${generator}, c=${concurrency}: gateway / Dagu /mcp throughput ${fixed(ratio, 2)}×${verdict(ratio >= 1.2, '≥ 1.2×')}`,
-      );
-    }
-    const added =
-      summary({ generator, concurrency: 1, target: 'gateway' }).p50Ms -
-      summary({ generator, concurrency: 1, target: 'rest' }).p50Ms;
-    const daguAdded =
-      summary({ generator, concurrency: 1, target: 'dagu-mcp' }).p50Ms -
-      summary({ generator, concurrency: 1, target: 'rest' }).p50Ms;
-    goals.push(
-      `- ${generator}, c=1: p50 added over REST: gateway ${fixed(added, 2)} ms, Dagu /mcp ${fixed(daguAdded, 2)} ms${verdict(added <= 1, '≤ 1 ms')}`,
-    );
-  }
-  const floorRatio = (concurrency: number) =>
-    summary({ generator: 'http', concurrency, target: 'floor' }).callsPerSecond /
-    summary({ generator: 'http', concurrency, target: 'dagu-mcp' }).callsPerSecond;
-  goals.push(
-    `- http: floor (minimal proxy) / Dagu /mcp throughput ${fixed(floorRatio(1), 2)}× (c=1), ${fixed(floorRatio(16), 2)}× (c=16): what a Node proxy that asks Dagu on every call reaches at most here`,
-  );
-  const cpuAll = GENERATORS.flatMap((generator) =>
-    CONCURRENCIES.flatMap((concurrency) => {
-      const cpu = summary({ generator, concurrency, target: 'gateway' }).serverCpuMs;
-      return cpu === undefined ? [] : [cpu];
-    }),
-  );
-  const worstCpu = Math.max(...cpuAll);
-  goals.push(
-    `- gateway CPU per tools/call, in its own process: ${fixed(Math.min(...cpuAll), 3)}–${fixed(worstCpu, 3)} ms over the cells${verdict(worstCpu <= 0.3, '≤ 0.3 ms')}`,
-  );
-  lines.push(...goals);
+  lines.push('', 'Ratios (same run):', '', ...ratios(read, summary));
   return lines.join('\n');
 }
 
-/** Keeps the last run in bench/RESULTS.md between its markers. */
-function recordResults(text: string) {
-  const file = join(ROOT, 'bench', 'RESULTS.md');
-  const start = '<!-- peer-bench:start -->';
-  const end = '<!-- peer-bench:end -->';
-  const current = readFileSync(file, 'utf8');
-  const block = `${start}\n${text}\n${end}`;
-  const from = current.indexOf(start);
-  const to = current.indexOf(end);
-  writeFileSync(
-    file,
-    from >= 0 && to > from
-      ? `${current.slice(0, from)}${block}${current.slice(to + end.length)}`
-      : `${current.trimEnd()}\n\n## Against Dagu's own /mcp (\`npm run bench:peer\`)\n\n${block}\n`,
-  );
+type Summary = (
+  generator: Generator,
+  concurrency: number,
+  target: Target,
+) => { callsPerSecond: number; p50Ms: number; serverCpuMs: number };
+
+/** Issue 22's goals: ≥ 0.95× the bare proxy (c=1 on `run`; c=16 on the distinct reads, CPU ≤ 1.1×). */
+function ratios(read: PeerRead, summary: Summary): string[] {
+  const out: string[] = [];
+  const verdict = (applies: boolean, met: boolean, goal: string) =>
+    applies ? ` (goal ${goal}: ${met ? 'met' : 'not met'})` : '';
+  const throughput = (generator: Generator, c: number, target: Target, base: Target) =>
+    summary(generator, c, target).callsPerSecond / summary(generator, c, base).callsPerSecond;
+  for (const generator of GENERATORS) {
+    for (const c of CONCURRENCIES) {
+      const floor = throughput(generator, c, 'gateway', 'floor');
+      const goalHere = (c === 1 && read.name !== 'step_log') || (c === 16 && read.name === 'run_distinct');
+      const cpu = summary(generator, c, 'gateway').serverCpuMs / summary(generator, c, 'floor').serverCpuMs;
+      const cpuGoal = c === 16 && read.name === 'run_distinct';
+      out.push(
+        `- ${generator}, c=${c}: gateway ${fixed(floor, 2)}× the bare proxy${verdict(goalHere, floor >= 0.95, '≥ 0.95×')}, ` +
+          `${fixed(throughput(generator, c, 'gateway', 'dagu-mcp'), 2)}× Dagu /mcp, ${fixed(throughput(generator, c, 'gateway', 'rest'), 2)}× REST; ` +
+          `CPU per call ${fixed(cpu, 2)}× the bare proxy's${verdict(cpuGoal, cpu <= 1.1, '≤ 1.1×')}`,
+      );
+    }
+  }
+  // Tracing's cost (issue 21): the same gateway twice, off and on, plain HTTP, interleaved.
+  const tracing = CONCURRENCIES.map((c) => {
+    const off = summary('http', c, 'gateway');
+    const on = summary('http', c, 'gateway-traced');
+    const addedWallUs = (1e6 / on.callsPerSecond - 1e6 / off.callsPerSecond) * c;
+    const addedCpuUs = (on.serverCpuMs - off.serverCpuMs) * 1000;
+    return `c=${c}: throughput ${fixed(on.callsPerSecond / off.callsPerSecond, 2)}× untraced, ${fixed(addedWallUs, 0)} µs added per call, ${fixed(addedCpuUs, 0)} µs of gateway CPU added per call`;
+  });
+  out.push(`- tracing on (always_on, OTLP to a local sink) vs off, http: ${tracing.join('; ')}`);
+  return out;
 }
 
 await main();

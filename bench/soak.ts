@@ -4,13 +4,21 @@
 // gateway's resident memory (VmRSS, /proc) sampled every SOAK_SAMPLE_SECONDS (default 10). Prints the
 // samples, start / end / max, and the slope of a least-squares line over the samples after the first
 // minute (warm-up), in MiB per minute. Shared by the performance and the hardening work.
+// SOAK_HEAVY_SHARE (default 0.1) of the calls are the wide and long reads of bench:heavy, on the same
+// Dagu seeded by bench/heavy-seed.ts as well (HEAVY_* scale it; seeding time printed): a 150-step `run`
+// (its distinct runs in turn), `dags perPage=200`, `runs limit=500` and a 10,000-line `step_log`
+// (tail=10000), in turn; 0 leaves them out and skips that seed. The issue's soak is the default:
+// 600 s at 100 calls/s, 10 % heavy.
 import { Pool } from 'undici';
+import { BIG_LOG_STEP, heavySeedOptions, seedHeavy } from './heavy-seed.ts';
 import { loadAverage, startGatewayProcess, startPeerDagu } from './peer-support.ts';
+import { slope } from './stats.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RATE = Number(process.env.SOAK_RATE ?? 100);
 const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 10);
 const WARMUP_SECONDS = Math.min(60, SECONDS / 4);
+const HEAVY_SHARE = Number(process.env.SOAK_HEAVY_SHARE ?? 0.1);
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -65,19 +73,14 @@ function resourceRead(uri: string, id: number): Call {
   };
 }
 
-/** Least-squares slope of y over x. */
-function slope(points: Array<[number, number]>): number {
-  const n = points.length;
-  if (n < 2) return Number.NaN;
-  const mx = points.reduce((sum, [x]) => sum + x, 0) / n;
-  const my = points.reduce((sum, [, y]) => sum + y, 0) / n;
-  const sxy = points.reduce((sum, [x, y]) => sum + (x - mx) * (y - my), 0);
-  const sxx = points.reduce((sum, [x]) => sum + (x - mx) ** 2, 0);
-  return sxy / sxx;
-}
-
 async function main() {
   const { instance: dagu, seed } = await startPeerDagu();
+  const heavySeed = HEAVY_SHARE > 0 ? await seedHeavy(dagu, heavySeedOptions()) : undefined;
+  if (heavySeed !== undefined) {
+    console.log(
+      `heavy seed: ${heavySeed.dagCount} DAGs, ${heavySeed.runCount} runs listed, in ${heavySeed.seedSeconds.toFixed(0)} s`,
+    );
+  }
   const gateway = await startGatewayProcess({
     DAGU_URL: dagu.url,
     DAGU_API_BASE: dagu.apiBase,
@@ -102,6 +105,33 @@ async function main() {
     (id) => resourceRead('dagu://dags', id),
   ];
 
+  const longRuns =
+    heavySeed === undefined ? [] : (heavySeed.stepRuns.get(Math.max(...heavySeed.stepRuns.keys())) ?? []);
+  const bigLogs = heavySeed?.bigLogRuns ?? [];
+  const heavyMix: Array<(id: number, turn: number) => Call> = [
+    (id, turn) => toolCall('modern', { target: 'run', ...longRuns[turn % longRuns.length] }, id),
+    (id) => toolCall('modern', { target: 'dags', query: 'perPage=200' }, id),
+    (id) => toolCall('modern', { target: 'runs', query: 'limit=500' }, id),
+    (id, turn) =>
+      toolCall(
+        'modern',
+        {
+          target: 'step_log',
+          ...bigLogs[turn % bigLogs.length],
+          stepName: BIG_LOG_STEP,
+          query: 'tail=10000',
+        },
+        id,
+      ),
+  ];
+  /** Call `n` is heavy when it carries the running share of heavy calls past a whole number. */
+  const heavyTurn = (n: number) =>
+    heavySeed !== undefined && Math.floor((n + 1) * HEAVY_SHARE) > Math.floor(n * HEAVY_SHARE)
+      ? Math.floor(n * HEAVY_SHARE)
+      : undefined;
+  let heavyCalls = 0;
+  let heavyFailed = 0;
+
   const pool = new Pool(gateway.url, { connections: 32 });
   const samples: Array<{ second: number; rssMiB: number; calls: number }> = [];
   let sent = 0;
@@ -120,13 +150,25 @@ async function main() {
     while (elapsed() < SECONDS) {
       const due = Math.floor(elapsed() * RATE);
       while (sent < due) {
-        const call = mix[sent % mix.length]!(sent);
+        const turn = heavyTurn(sent);
+        if (turn !== undefined) heavyCalls += 1;
+        const call =
+          turn === undefined
+            ? mix[sent % mix.length]!(sent)
+            : heavyMix[turn % heavyMix.length]!(sent, Math.floor(turn / heavyMix.length));
         sent += 1;
         const done: Promise<void> = pool
           .request({ path: '/mcp', method: 'POST', headers: call.headers, body: call.body })
           .then(async (response) => {
-            await response.body.text();
+            const text = await response.body.text();
             if (response.statusCode !== 200) failed += 1;
+            // The heavy reads must succeed: a tool error would make them light.
+            else if (
+              turn !== undefined &&
+              (!text.includes('"structuredContent"') || text.includes('"isError":true'))
+            ) {
+              heavyFailed += 1;
+            }
             answered += 1;
           })
           .catch(() => {
@@ -154,10 +196,11 @@ async function main() {
       .map((point) => [point.second / 60, point.rssMiB]),
   );
   console.log(
-    `\nsoak: ${SECONDS} s at ${RATE} calls/s of ${mix.length} mixed reads, Node ${process.version}`,
+    `\nsoak: ${SECONDS} s at ${RATE} calls/s of ${mix.length} mixed reads and ${heavyCalls} heavy ones ` +
+      `(share ${HEAVY_SHARE}), Node ${process.version}`,
   );
   console.log(
-    `load average ${loadBefore} before, ${loadAverage()} after; ${answered} answered, ${failed} failed\n`,
+    `load average ${loadBefore} before, ${loadAverage()} after; ${answered} answered, ${failed} failed, ${heavyFailed} heavy reads without a result\n`,
   );
   console.log('second  RSS MiB  calls answered');
   for (const point of samples) {
@@ -169,7 +212,7 @@ async function main() {
     `\nRSS start ${rss[0]!.toFixed(1)} MiB, end ${rss.at(-1)!.toFixed(1)} MiB, max ${Math.max(...rss).toFixed(1)} MiB; ` +
       `slope after the first ${WARMUP_SECONDS} s: ${trend.toFixed(2)} MiB/min`,
   );
-  if (failed > 0) process.exitCode = 1;
+  if (failed + heavyFailed > 0) process.exitCode = 1;
 }
 
 await main();
