@@ -28,6 +28,7 @@ import {
   measureHttp,
   recordResults,
   startFloor,
+  stopAll,
   succeededRead,
   toolCallJson,
   writeApiKeyFile,
@@ -270,13 +271,7 @@ async function main() {
     console.error(error);
     process.exitCode = 1;
   } finally {
-    for (const stop of stops) {
-      try {
-        await stop();
-      } catch (error) {
-        console.error(`clean-up: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
+    await stopAll(stops);
   }
 }
 

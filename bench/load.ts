@@ -190,3 +190,14 @@ export function recordResults(name: string, heading: string, text: string) {
       : `${current.trimEnd()}\n\n## ${heading}\n\n${block}\n`,
   );
 }
+
+/** Runs every clean-up step, each failure printed and none stopping the rest. */
+export async function stopAll(stops: ReadonlyArray<() => unknown>): Promise<void> {
+  for (const stop of stops) {
+    try {
+      await stop();
+    } catch (error) {
+      console.error(`clean-up: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}

@@ -38,6 +38,7 @@ import {
   measureHttp as measureHttpPath,
   recordResults,
   startFloor,
+  stopAll,
   toolCallJson,
   writeApiKeyFile,
 } from './load.ts';
@@ -405,13 +406,7 @@ async function main() {
     console.error(error);
     process.exitCode = 1;
   } finally {
-    for (const stop of stops) {
-      try {
-        await stop();
-      } catch (error) {
-        console.error(`clean-up: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
+    await stopAll(stops);
   }
 }
 

@@ -4,6 +4,7 @@
  * its query API (`/api/traces/{id}`), polling until they appear (bounded), never after a fixed sleep.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './dagu.ts';
@@ -221,3 +222,18 @@ export function spanTree(found: JaegerTrace): string {
   walk(undefined, 0);
   return lines.join('\n');
 }
+
+/** A host's span: a fresh trace id and span id, as `traceparent` carries them. */
+export function hostSpan() {
+  const traceId = randomBytes(16).toString('hex');
+  const spanId = randomBytes(8).toString('hex');
+  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
+}
+
+/** The gateway's spans of tool calls in a trace. */
+export const gatewaySpans = (found: JaegerTrace) =>
+  found.spans.filter((span) => span.operationName.startsWith('tools/call'));
+
+/** The spans whose parent is `parent`. */
+export const childrenOf = (found: JaegerTrace, parent: JaegerSpan) =>
+  found.spans.filter((span) => parentOf(span) === parent.spanID);

@@ -6,18 +6,17 @@
 // duration aside), and none on a healthy gateway taking calls. `promtool test rules`
 // (prometheus-rules.test.ts) keeps testing the thresholds and `for:` durations.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { stringify } from 'yaml';
 import { calibrateHashRates } from '../../../src/workbook/key-derivation.ts';
 import { bearer, newApiKey, postMcp, toolCallBody, writeKeysFile } from '../../support/auth-fixtures.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
 import { DAGU_PIN, freePort, getTestDagu } from '../../support/dagu.ts';
 import { deployTool, readRepoYaml, repoPath } from '../../support/deploy-tools.ts';
 import { type RunningGateway, startGateway } from '../../support/gateway.ts';
+import { type RunningPrometheus, startPrometheus } from '../../support/prometheus.ts';
 import { RestartableDagu } from '../../support/restartable-dagu.ts';
 import { fixtureDir, writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 import { encryptAgile, withSpinCount } from '../../support/workbook-fixtures-crypto.ts';
@@ -59,7 +58,7 @@ describe('every alert, on a real gateway driven into its condition and a real Pr
   const gateways: RunningGateway[] = [];
   const loads: Array<() => Promise<void>> = [];
   const targets: Record<string, string> = {};
-  let prometheus: ChildProcess | undefined;
+  let prometheus: RunningPrometheus | undefined;
   let hung: RestartableDagu | undefined;
   let home = '';
   let api = '';
@@ -188,38 +187,20 @@ describe('every alert, on a real gateway driven into its condition and a real Pr
     keepCalling(500, () => read(pool.mcpUrl, slowRead));
 
     // Prometheus: the shipped rules file, one job per scenario, scraped and evaluated every second.
-    writeFileSync(
-      join(home, 'prometheus.yml'),
-      stringify({
-        global: { scrape_interval: '1s', evaluation_interval: '1s' },
-        rule_files: [RULES_FILE],
-        scrape_configs: Object.entries(targets).map(([scenario, target]) => ({
-          job_name: JOB(scenario),
-          static_configs: [{ targets: [target] }],
-        })),
-      }),
-    );
-    const port = await freePort();
-    api = `http://127.0.0.1:${port}`;
-    const log = openSync(join(home, 'prometheus.log'), 'a');
-    prometheus = spawn(
-      prometheusTool.path!,
-      [
-        `--config.file=${join(home, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(home, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-      ],
-      { stdio: ['ignore', log, log], detached: true },
-    );
+    prometheus = await startPrometheus(prometheusTool.path!, home, {
+      global: { scrape_interval: '1s', evaluation_interval: '1s' },
+      rule_files: [RULES_FILE],
+      scrape_configs: Object.entries(targets).map(([scenario, target]) => ({
+        job_name: JOB(scenario),
+        static_configs: [{ targets: [target] }],
+      })),
+    });
+    api = prometheus.api;
   });
   after(async () => {
     const closing = performance.now();
     await Promise.all(loads.map((stop) => stop()));
-    if (prometheus?.pid !== undefined && prometheus.exitCode === null) {
-      const exited = new Promise((done) => prometheus!.once('exit', done));
-      process.kill(-prometheus.pid, 'SIGTERM');
-      await exited;
-    }
+    await prometheus?.stop();
     hung?.signal('SIGCONT');
     await Promise.all(gateways.map((running) => running.close()));
     await hung?.stop();
@@ -280,8 +261,7 @@ describe('every alert, on a real gateway driven into its condition and a real Pr
         .map(([job, names]) => `#   ${job}: ${[...names].sort().join(', ')}`)
         .join('\n')}\n`,
     );
-    const tail = () => readFileSync(join(home, 'prometheus.log'), 'utf8').split('\n').slice(-10).join('\n');
-    assert.deepEqual(missing(), [], tail());
+    assert.deepEqual(missing(), [], prometheus?.logTail(10));
     assert.deepEqual([...(seen.get(JOB('healthy')) ?? [])], [], 'no alert on the healthy gateway');
   });
 });

@@ -5,13 +5,11 @@
 // the target is up, a query for a gateway metric answers what /metrics says, every rule evaluates
 // without error and every dashboard query runs.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parser } from '@prometheus-io/lezer-promql';
-import { stringify } from 'yaml';
 import {
   bearer,
   metricSum,
@@ -21,9 +19,10 @@ import {
   writeKeysFile,
 } from '../../support/auth-fixtures.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
-import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { deployTool, readRepoFile, readRepoYaml, repoPath } from '../../support/deploy-tools.ts';
 import { connectModern, type RunningGateway, startGateway } from '../../support/gateway.ts';
+import { type RunningPrometheus, startPrometheus } from '../../support/prometheus.ts';
 
 const RULES_FILE = repoPath('deploy', 'prometheus', 'rules', 'dagu-mcp-gateway.rules.yml');
 const DASHBOARDS = ['dagu-mcp-gateway.json'];
@@ -240,7 +239,7 @@ interface ScrapeConfigFile {
 describe('a real Prometheus scrapes the gateway with the shipped scrape job and rules', () => {
   const prometheusTool = deployTool('prometheus');
   const skip = skipUnlessCI(prometheusTool.reason);
-  let prometheus: ChildProcess | undefined;
+  let prometheus: RunningPrometheus | undefined;
   let home: string | undefined;
   let api = '';
   let job = '';
@@ -268,36 +267,20 @@ describe('a real Prometheus scrapes the gateway with the shipped scrape job and 
       rule_files: [RULES_FILE],
       scrape_configs: [{ ...scrapeJob, static_configs: [{ targets: [new URL(gateway.baseUrl).host] }] }],
     };
-    writeFileSync(join(home, 'prometheus.yml'), stringify(config));
-    const port = await freePort();
-    api = `http://127.0.0.1:${port}`;
-    const log = openSync(join(home, 'prometheus.log'), 'a');
-    prometheus = spawn(
-      prometheusTool.path!,
-      [
-        `--config.file=${join(home, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(home, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-      ],
-      { stdio: ['ignore', log, log], detached: true },
-    );
+    prometheus = await startPrometheus(prometheusTool.path!, home, config);
+    api = prometheus.api;
     const deadline = Date.now() + 60_000;
     for (;;) {
       const answer = await query(`mcp_gateway_inflight_calls{job="${job}"}`).catch(() => undefined);
       if (answer?.data?.result.length) break;
-      if (prometheus.exitCode !== null || Date.now() > deadline) {
-        const tail = readFileSync(join(home, 'prometheus.log'), 'utf8').split('\n').slice(-15).join('\n');
-        throw new Error(`Prometheus did not scrape the gateway:\n${tail}`);
+      if (prometheus.exited() || Date.now() > deadline) {
+        throw new Error(`Prometheus did not scrape the gateway:\n${prometheus.logTail()}`);
       }
       await sleep(250);
     }
   });
   after(async () => {
-    if (prometheus?.pid !== undefined && prometheus.exitCode === null) {
-      const exited = new Promise((done) => prometheus!.once('exit', done));
-      process.kill(-prometheus.pid, 'SIGTERM');
-      await exited;
-    }
+    await prometheus?.stop();
     if (home !== undefined) rmSync(home, { recursive: true, force: true });
   });
 

@@ -4,12 +4,9 @@
 // Prometheus's exemplar API holds the call's trace id under the label Grafana's Prometheus data
 // source links to Jaeger (`exemplarTraceIdDestinations`), and Jaeger holds that trace.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { stringify } from 'yaml';
 import {
   bearer,
   type CapturedGateway,
@@ -21,9 +18,10 @@ import {
 } from '../../support/auth-fixtures.ts';
 import { ROOT } from '../../support/bin.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
-import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { deployTool, readRepoYaml } from '../../support/deploy-tools.ts';
 import { callsArrived, jaegerBinary, type RunningJaeger, startJaeger } from '../../support/jaeger.ts';
+import { type RunningPrometheus, startPrometheus } from '../../support/prometheus.ts';
 import { tempDir } from '../../support/temp.ts';
 
 const binary = jaegerBinary();
@@ -64,7 +62,7 @@ describe('a latency exemplar leads from Prometheus to the trace in Jaeger', { sk
   let dagu: TestDagu;
   let jaeger: RunningJaeger;
   let gateway: CapturedGateway;
-  let prometheus: ChildProcess | undefined;
+  let prometheus: RunningPrometheus | undefined;
   let home = '';
   let api = '';
   let job = '';
@@ -86,36 +84,22 @@ describe('a latency exemplar leads from Prometheus to the trace in Jaeger', { sk
     const shipped = readRepoYaml<ScrapeConfigFile>('deploy', 'prometheus', 'prometheus.yml');
     const scrapeJob = shipped.scrape_configs[0]!;
     job = scrapeJob.job_name;
-    writeFileSync(
-      join(home, 'prometheus.yml'),
-      stringify({
-        global: { scrape_interval: '1s', evaluation_interval: '1s' },
-        scrape_configs: [{ ...scrapeJob, static_configs: [{ targets: [new URL(gateway.baseUrl).host] }] }],
-      }),
-    );
     const compose = readRepoYaml<{ services: { prometheus: { command: string[] } } }>('docker-compose.yml');
     const features = compose.services.prometheus.command.filter((arg) => arg.startsWith('--enable-feature='));
     assert.deepEqual(features, ['--enable-feature=exemplar-storage']);
-    const port = await freePort();
-    api = `http://127.0.0.1:${port}`;
-    const log = openSync(join(home, 'prometheus.log'), 'a');
-    prometheus = spawn(
+    prometheus = await startPrometheus(
       prometheusTool.path!,
-      [
-        `--config.file=${join(home, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(home, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        ...features,
-      ],
-      { stdio: ['ignore', log, log], detached: true },
+      home,
+      {
+        global: { scrape_interval: '1s', evaluation_interval: '1s' },
+        scrape_configs: [{ ...scrapeJob, static_configs: [{ targets: [new URL(gateway.baseUrl).host] }] }],
+      },
+      features,
     );
+    api = prometheus.api;
   });
   after(async () => {
-    if (prometheus?.pid !== undefined && prometheus.exitCode === null) {
-      const exited = new Promise((done) => prometheus!.once('exit', done));
-      process.kill(-prometheus.pid, 'SIGTERM');
-      await exited;
-    }
+    await prometheus?.stop();
     await gateway?.close();
     await jaeger?.stop();
     await dagu?.stop();
@@ -140,11 +124,7 @@ describe('a latency exemplar leads from Prometheus to the trace in Jaeger', { sk
     assert.ok(label);
     const series = `mcp_server_operation_duration_seconds_bucket{job="${job}", dagu_read_target="dag"}`;
     const found = await eventually('the exemplar in Prometheus', 30_000, async () => {
-      if (prometheus !== undefined && prometheus.exitCode !== null) {
-        throw new Error(
-          `Prometheus exited: ${readFileSync(join(home, 'prometheus.log'), 'utf8').slice(-2000)}`,
-        );
-      }
+      if (prometheus?.exited()) throw new Error(`Prometheus exited:\n${prometheus.logTail(30)}`);
       const now = Date.now() / 1000;
       const url = `${api}/api/v1/query_exemplars?query=${encodeURIComponent(series)}&start=${now - 600}&end=${now + 60}`;
       // Prometheus may still be starting: no answer yet is not an error.

@@ -4,7 +4,6 @@
 // the call's trace and its Dagu-request span; every log line of a traced call carries the trace id of
 // its audit line and of Jaeger's trace; and `--stdio` exports its calls' spans, stdout staying protocol.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Stream } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
@@ -23,8 +22,9 @@ import { skipUnlessCI } from '../../support/ci.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import {
   callsArrived,
-  type JaegerSpan,
-  type JaegerTrace,
+  childrenOf,
+  gatewaySpans,
+  hostSpan,
   jaegerBinary,
   parentOf,
   type RunningJaeger,
@@ -39,16 +39,6 @@ const skip = skipUnlessCI('missing' in binary ? binary.missing : false);
 
 const KEY = newApiKey('hops-key');
 
-function hostSpan() {
-  const traceId = randomBytes(16).toString('hex');
-  const spanId = randomBytes(8).toString('hex');
-  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
-}
-
-const gatewaySpans = (found: JaegerTrace) =>
-  found.spans.filter((span) => span.operationName.startsWith('tools/call'));
-const childrenOf = (found: JaegerTrace, parent: JaegerSpan) =>
-  found.spans.filter((span) => parentOf(span) === parent.spanID);
 /** Polls `probe` every 20 ms until it gives a value (up to 10 s). */
 async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + 10_000;

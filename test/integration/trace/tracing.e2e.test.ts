@@ -19,8 +19,9 @@ import { skipUnlessCI } from '../../support/ci.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import {
   callsArrived,
-  type JaegerSpan,
-  type JaegerTrace,
+  childrenOf,
+  gatewaySpans,
+  hostSpan,
   jaegerBinary,
   parentOf,
   type RunningJaeger,
@@ -35,18 +36,6 @@ const skip = skipUnlessCI('missing' in binary ? binary.missing : false);
 
 const KEY = newApiKey('tracer-key');
 const COLLECTOR_SECRET = `collector-${randomBytes(12).toString('hex')}`;
-
-/** A host's span: a fresh trace id and span id, as `traceparent` carries them. */
-function hostSpan() {
-  const traceId = randomBytes(16).toString('hex');
-  const spanId = randomBytes(8).toString('hex');
-  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
-}
-
-const gatewaySpans = (found: JaegerTrace) =>
-  found.spans.filter((span) => span.operationName.startsWith('tools/call'));
-const childrenOf = (found: JaegerTrace, parent: JaegerSpan) =>
-  found.spans.filter((span) => parentOf(span) === parent.spanID);
 
 describe('tracing into a real Jaeger', { skip }, () => {
   let dagu: TestDagu;
