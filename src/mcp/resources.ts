@@ -14,7 +14,7 @@ import type { OperationObserver } from './operations.ts';
 import { type McpRequestFacts, requestSideChannel } from './request-side-channel.ts';
 
 /** What each templated shape reads, for the model (the templates themselves come from the shapes). */
-const DESCRIPTIONS: Readonly<Record<string, string>> = {
+export const RESOURCE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   reference: 'A reference topic (Markdown).',
   dags: 'DAG list.',
   dag_spec: 'A DAG definition (YAML).',
@@ -50,14 +50,21 @@ export function templateOf(shape: ReadableShape): string | undefined {
   return [`dagu://${shape.family}`, ...path].join('/') + (query === '' ? '' : `{?${query}}`);
 }
 
-/** URI templates of every readable resource shape, in the contract's order ("Addressing modes"). */
-const TEMPLATES: ReadonlyArray<{ uriTemplate: string; description: string }> = URI_SHAPES.flatMap((shape) => {
-  const uriTemplate = templateOf(shape);
-  if (uriTemplate === undefined) return [];
-  const description = DESCRIPTIONS[shape.id];
-  if (description === undefined) throw new Error(`URI shape ${shape.id} has a template but no description`);
-  return [{ uriTemplate, description }];
-});
+/** URI templates of the given shapes, in their order (the contract's, "Addressing modes"). */
+export function templatesOf(
+  shapes: readonly ReadableShape[],
+  descriptions: Readonly<Record<string, string>> = RESOURCE_DESCRIPTIONS,
+): ReadonlyArray<{ uriTemplate: string; description: string }> {
+  return shapes.flatMap((shape) => {
+    const uriTemplate = templateOf(shape);
+    if (uriTemplate === undefined) return [];
+    const description = descriptions[shape.id];
+    if (description === undefined) throw new Error(`URI shape ${shape.id} has a template but no description`);
+    return [{ uriTemplate, description }];
+  });
+}
+
+const TEMPLATES = templatesOf(URI_SHAPES);
 
 /**
  * A concrete URI for a template: its query dropped, each variable filled by `valueFor` (default `x`).

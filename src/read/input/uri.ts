@@ -28,25 +28,33 @@ export interface ReadableShape extends UriShape {
   query?: QueryTarget;
 }
 
-/** Every `dagu://` shape with its target: each shape belongs to exactly one target definition. */
-export const URI_SHAPES: readonly ReadableShape[] = (() => {
+/**
+ * The `dagu://` shapes the definitions claim, each with its target, in the shape table's order. A shape
+ * no definition claims is neither parsed nor advertised; a shape claimed twice is a wiring error.
+ */
+export function readableShapes(
+  definitions: Readonly<Record<ReadTarget, Pick<TargetDefinition, 'uri'>>>,
+): readonly ReadableShape[] {
   const targetOf = new Map<string, ReadTarget>();
-  for (const [target, definition] of Object.entries(TARGET_DEFINITIONS) as [ReadTarget, TargetDefinition][]) {
+  for (const [target, definition] of Object.entries(definitions) as [ReadTarget, TargetDefinition][]) {
     for (const shape of definition.uri?.shapes ?? []) {
       if (targetOf.has(shape.id)) throw new Error(`URI shape ${shape.id} is claimed by two targets`);
       targetOf.set(shape.id, target);
     }
   }
   return Object.freeze(
-    SHAPE_TABLE.map((shape): ReadableShape => {
+    SHAPE_TABLE.flatMap((shape): ReadableShape[] => {
       const target = targetOf.get(shape.id);
-      if (target === undefined) throw new Error(`URI shape ${shape.id} belongs to no target definition`);
-      return Object.freeze(
-        isQueryTarget(target) ? { ...shape, target, query: target } : { ...shape, target },
-      );
+      if (target === undefined) return [];
+      return [
+        Object.freeze(isQueryTarget(target) ? { ...shape, target, query: target } : { ...shape, target }),
+      ];
     }),
   );
-})();
+}
+
+/** Every readable `dagu://` shape with its target, from the target definitions. */
+export const URI_SHAPES: readonly ReadableShape[] = readableShapes(TARGET_DEFINITIONS);
 
 const SHAPES_BY_FAMILY: ReadonlyMap<string, readonly ReadableShape[]> = new Map(
   RESOURCE_FAMILIES.map((family) => [family, URI_SHAPES.filter((shape) => shape.family === family)]),

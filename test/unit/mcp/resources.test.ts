@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RESOURCE_TEMPLATES, sampleUri, templateOf } from '../../../src/mcp/resources.ts';
+import {
+  RESOURCE_DESCRIPTIONS,
+  RESOURCE_TEMPLATES,
+  sampleUri,
+  templateOf,
+  templatesOf,
+} from '../../../src/mcp/resources.ts';
 import { parseResourceUri, QUERY_TABLE, URI_SHAPES } from '../../../src/read/input/index.ts';
+import { readableShapes } from '../../../src/read/input/uri.ts';
 import { TARGET_DEFINITIONS } from '../../../src/read/targets/index.ts';
 
 const variablesOf = (template: string) =>
@@ -50,5 +57,42 @@ describe('resource templates, derived from the target definitions and URI shapes
     const { query: _query, ...withoutQuery } = shape;
     assert.equal(templateOf(withoutQuery), 'dagu://runs/{name}/{dagRunId}/logs');
     assert.equal(templateOf({ ...withoutQuery, parts: ['logs'] }), undefined);
+  });
+
+  test('removing a shape from its definition removes its template and its reading, with no other edit', () => {
+    const withoutSubRun = {
+      ...TARGET_DEFINITIONS,
+      run: {
+        ...TARGET_DEFINITIONS.run,
+        uri: { shapes: TARGET_DEFINITIONS.run.uri!.shapes.filter((shape) => shape.id !== 'sub_run') },
+      },
+    };
+    const shapes = readableShapes(withoutSubRun);
+    assert.deepEqual(
+      URI_SHAPES.map((shape) => shape.id).filter((id) => !shapes.some((shape) => shape.id === id)),
+      ['sub_run'],
+    );
+    const before = templatesOf(URI_SHAPES).map((template) => template.uriTemplate);
+    const after = templatesOf(shapes).map((template) => template.uriTemplate);
+    assert.deepEqual(
+      before.filter((template) => !after.includes(template)),
+      ['dagu://runs/{name}/{dagRunId}/sub/{subRunId}'],
+    );
+    assert.equal(after.length, before.length - 1);
+  });
+
+  test('a shape claimed by two definitions is refused at start-up', () => {
+    const twice = {
+      ...TARGET_DEFINITIONS,
+      runs: { ...TARGET_DEFINITIONS.runs, uri: { shapes: [...TARGET_DEFINITIONS.run.uri!.shapes] } },
+    };
+    assert.throws(() => readableShapes(twice), /claimed by two targets/);
+  });
+
+  test('the descriptions name exactly the templated shapes: none missing, none left over', () => {
+    const templated = URI_SHAPES.filter((shape) => templateOf(shape) !== undefined).map((shape) => shape.id);
+    assert.deepEqual(Object.keys(RESOURCE_DESCRIPTIONS).sort(), [...templated].sort());
+    const { run_logs: _dropped, ...missingOne } = RESOURCE_DESCRIPTIONS;
+    assert.throws(() => templatesOf(URI_SHAPES, missingOne), /run_logs has a template but no description/);
   });
 });
