@@ -15,8 +15,6 @@ import { exemption, mirrorFigures, mirrorsOf, strayHelpers } from '../../../scri
  * file, then drop its line): a module added to src/ without a test fails the first test below.
  */
 const RATCHET: Record<string, string> = {
-  'auth/jwks.ts':
-    'JWKS fetching and key rotation: tested end to end against a served key set in test/integration/auth/credentials.e2e.test.ts ("JWKS mode")',
   'core/log.ts': 'an interface and a logger that does nothing: no behaviour of its own to assert',
   'gateway-core.ts':
     'the transport-less assembly: tested through test/unit/app.test.ts and test/unit/trace/loading.test.ts',
