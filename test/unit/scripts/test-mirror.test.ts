@@ -27,8 +27,6 @@ const RATCHET: Record<string, string> = {
   'read/definition.ts': 'defineTarget only types a definition: every target test uses it',
   'read/targets/index.ts':
     'the target table: tested through test/unit/mcp/resources.test.ts and test/fuzz/read-input.test.ts',
-  'read/upstream/cached-log.ts':
-    'finished-log windows from the cache: tested through test/unit/read/targets/step-log.test.ts',
   'workbook/row-assembler.ts':
     'rows from cells for sheet-stream: tested through test/unit/workbook/sheet-skim.test.ts and read-workbook.test.ts',
   'workbook/sheet-profile.ts':
