@@ -25,8 +25,6 @@ const RATCHET: Record<string, string> = {
   'read/completion.ts':
     'argument completion: tested through test/integration/mcp/completion.e2e.test.ts (named after mcp/completion.ts)',
   'read/definition.ts': 'defineTarget only types a definition: every target test uses it',
-  'read/targets/index.ts':
-    'the target table: tested through test/unit/mcp/resources.test.ts and test/fuzz/read-input.test.ts',
   'workbook/row-assembler.ts':
     'rows from cells for sheet-stream: tested through test/unit/workbook/sheet-skim.test.ts and read-workbook.test.ts',
   'workbook/sheet-profile.ts':
