@@ -20,8 +20,6 @@ const RATCHET: Record<string, string> = {
     'the audit, metrics and span around one read: every tools/call and resources/read test passes through it (test/unit/app.test.ts, test/unit/mcp/server.test.ts)',
   'mcp/request-side-channel.ts':
     'one AsyncLocalStorage instance and its fact type: every MCP e2e file passes through it',
-  'read/completion.ts':
-    'argument completion: tested through test/integration/mcp/completion.e2e.test.ts (named after mcp/completion.ts)',
   'read/definition.ts': 'defineTarget only types a definition: every target test uses it',
   'workbook/row-assembler.ts':
     'rows from cells for sheet-stream: tested through test/unit/workbook/sheet-skim.test.ts and read-workbook.test.ts',
