@@ -16,8 +16,6 @@ import { exemption, mirrorFigures, mirrorsOf, strayHelpers } from '../../../scri
  */
 const RATCHET: Record<string, string> = {
   'core/log.ts': 'an interface and a logger that does nothing: no behaviour of its own to assert',
-  'mcp/observed-read.ts':
-    'the audit, metrics and span around one read: every tools/call and resources/read test passes through it (test/unit/app.test.ts, test/unit/mcp/server.test.ts)',
   'mcp/request-side-channel.ts':
     'one AsyncLocalStorage instance and its fact type: every MCP e2e file passes through it',
   'read/definition.ts': 'defineTarget only types a definition: every target test uses it',
