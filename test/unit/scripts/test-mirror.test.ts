@@ -21,8 +21,6 @@ const RATCHET: Record<string, string> = {
   'read/definition.ts': 'defineTarget only types a definition: every target test uses it',
   'workbook/sheet-profile.ts':
     'the per-sheet profile: tested through test/unit/workbook/profile.test.ts and sheet-skim.test.ts',
-  'workbook/sheet-stream.ts':
-    'the streamed sheet reader: tested through test/unit/workbook/sheet-skim.test.ts',
   'workbook/worker.ts':
     'the worker thread entry: tested through test/unit/workbook/index.test.ts (reads run in a worker)',
 };
