@@ -19,8 +19,6 @@ const RATCHET: Record<string, string> = {
   'mcp/request-side-channel.ts':
     'one AsyncLocalStorage instance and its fact type: every MCP e2e file passes through it',
   'read/definition.ts': 'defineTarget only types a definition: every target test uses it',
-  'workbook/worker.ts':
-    'the worker thread entry: tested through test/unit/workbook/index.test.ts (reads run in a worker)',
 };
 
 describe('tests mirror the code', () => {
