@@ -18,7 +18,6 @@ const RATCHET: Record<string, string> = {
   'core/log.ts': 'an interface and a logger that does nothing: no behaviour of its own to assert',
   'mcp/request-side-channel.ts':
     'one AsyncLocalStorage instance and its fact type: every MCP e2e file passes through it',
-  'read/definition.ts': 'defineTarget only types a definition: every target test uses it',
 };
 
 describe('tests mirror the code', () => {
