@@ -16,8 +16,6 @@ import { exemption, mirrorFigures, mirrorsOf, strayHelpers } from '../../../scri
  */
 const RATCHET: Record<string, string> = {
   'core/log.ts': 'an interface and a logger that does nothing: no behaviour of its own to assert',
-  'mcp/request-side-channel.ts':
-    'one AsyncLocalStorage instance and its fact type: every MCP e2e file passes through it',
 };
 
 describe('tests mirror the code', () => {
