@@ -34,7 +34,7 @@ export interface GatewayCore {
   readonly server: McpServerOptions;
   /** A fresh MCP server on this core (per HTTP request on the SDK path, once per stdio connection). */
   createMcpServer(): McpServer;
-  /** Releases everything, in the reverse order of creation. */
+  /** Releases everything, in the reverse order of creation; a second call gets the first one's promise. */
   close(): Promise<void>;
 }
 
@@ -103,6 +103,14 @@ export function createGatewayCore(config: GatewayConfig, log: Log, extras: CoreE
     toolText: config.toolText,
   };
 
+  // Closed once: a second close() (stdio's end and a signal, say) gets the first one's promise.
+  let closing: Promise<void> | undefined;
+  const closeAll = async () => {
+    readiness.close();
+    await workbook.close();
+    await dagu.close();
+    audit.close();
+  };
   return {
     metrics,
     audit,
@@ -110,11 +118,9 @@ export function createGatewayCore(config: GatewayConfig, log: Log, extras: CoreE
     readiness,
     server,
     createMcpServer: () => createMcpServer(server),
-    async close() {
-      readiness.close();
-      await workbook.close();
-      await dagu.close();
-      audit.close();
+    close: () => {
+      closing ??= closeAll();
+      return closing;
     },
   };
 }

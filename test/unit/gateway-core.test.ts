@@ -92,4 +92,12 @@ describe('createGatewayCore', () => {
     await core.close();
     await assert.rejects(core.dagu.get({ route: '/dags' }), { name: 'DaguError' });
   });
+
+  test('close() twice, or twice at once, closes once and settles both', async () => {
+    const core = createGatewayCore(configWith({}), silentLog);
+    const [first, second] = [core.close(), core.close()];
+    assert.equal(first, second);
+    await Promise.all([first, second]);
+    await core.close();
+  });
 });
