@@ -301,8 +301,14 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
     preHandler: [refuseUnservableBatches(options.unserved), ...(options.preHandler ?? [])],
     handler: (request, reply) => serveRequest(parts, request, reply),
   });
-  app.get(options.path, methodNotAllowed);
-  app.delete(options.path, methodNotAllowed);
+  // Refused before any body is read: a client ending its session sends DELETE with the JSON content
+  // type and no body, which the JSON parser would answer with a 400.
+  app.route({
+    method: ['GET', 'DELETE'],
+    url: options.path,
+    onRequest: methodNotAllowed,
+    handler: methodNotAllowed,
+  });
 }
 
 export const mcpPlugin = fp(mcpEndpoint, { name: 'dagu-mcp-endpoint', fastify: '5.x' });

@@ -59,6 +59,19 @@ describe('an anonymous gateway on loopback', () => {
     assert.deepEqual(missing.json(), { code: 'not_found', message: 'Not found.' });
   });
 
+  test('GET and DELETE on the MCP endpoint are 405 before any body is read (a session-ending DELETE)', async () => {
+    for (const method of ['GET', 'DELETE'] as const) {
+      // Clients ending the session their initialize was given send DELETE with the JSON content type.
+      const response = await gateway.app.inject({
+        method,
+        url: '/mcp',
+        headers: { 'content-type': 'application/json', 'mcp-session-id': 'c1.e30.x' },
+      });
+      assert.equal(response.statusCode, 405, method);
+      assert.equal(response.headers.allow, 'POST');
+    }
+  });
+
   test('the MCP route lists the one tool and answers the contract error object for bad input', async () => {
     const list = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     assert.deepEqual(

@@ -577,7 +577,13 @@ describe('refusals', () => {
       result.requests[refused]?.challenge ?? '',
       /scope="dagu\.read dagu\.workbook", error="insufficient_scope"/,
     );
-    assert.deepEqual(exchanges(result, refused), ['POST GW/mcp 403', 'POST AS/token 200', 'POST GW/mcp 200']);
+    // Then the client ends the session its initialize was given: the gateway keeps none and answers 405.
+    assert.deepEqual(exchanges(result, refused), [
+      'POST GW/mcp 403',
+      'POST AS/token 200',
+      'POST GW/mcp 200',
+      'DELETE GW/mcp 405',
+    ]);
     assert.equal(auditRefusals('insufficient_scope').length, denied + 1);
     assert.equal(result.authorizations, 2);
     assert.deepEqual(result.authorizationRequests[1], {
