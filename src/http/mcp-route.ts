@@ -14,7 +14,7 @@ import type { AccessPolicy } from '../core/access.ts';
 import { startDeadline } from '../core/deadline.ts';
 import { MCP_METHODS } from '../core/mcp-methods.ts';
 import type { RefusalReason } from '../core/refusal-reasons.ts';
-import { clientInfoFromSessionId, clientSessionId } from '../mcp/client-session.ts';
+import { clientSessionId, declaredClient } from '../mcp/client-session.ts';
 import { createLeanPath, type LeanPath, matchLeanCall } from '../mcp/lean.ts';
 import { clientInfoOf, isInitialize, liftArguments, traceContextOf } from '../mcp/request-message.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
@@ -173,11 +173,12 @@ function prepare(parts: EndpointParts, request: FastifyRequest, reply: FastifyRe
   if (nestsDeeperThan(lifted.body, MAX_BODY_DEPTH)) return { tooDeep: true as const };
   const caller = options.caller(request);
   // Legacy clients name themselves only in `initialize`; their later calls carry the name in the
-  // session id `initialize` was answered with (mcp/client-session.ts).
-  const info = clientInfoOf(message);
-  const client = info.name === undefined ? clientInfoFromSessionId(request.headers['mcp-session-id']) : info;
-  if (info.name !== undefined && isInitialize(message)) reply.header('mcp-session-id', clientSessionId(info));
-  const userAgent = request.headers['user-agent'];
+  // session id `initialize` is answered with (mcp/client-session.ts).
+  const client = declaredClient(message, request.headers);
+  if (isInitialize(message)) {
+    const sessionId = clientSessionId(clientInfoOf(message));
+    if (sessionId !== undefined) reply.header('mcp-session-id', sessionId);
+  }
   const protocolVersion = request.headers['mcp-protocol-version'];
   const deadline = startDeadline(options.callDeadlineMs, 'The call deadline passed.');
   const facts: McpRequestFacts = {
@@ -187,9 +188,7 @@ function prepare(parts: EndpointParts, request: FastifyRequest, reply: FastifyRe
     identityKind: caller.identityKind,
     role: caller.role,
     protocolVersion: typeof protocolVersion === 'string' ? protocolVersion.slice(0, 32) : undefined,
-    clientName: client?.name,
-    clientVersion: client?.version,
-    userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 128) : undefined,
+    ...client,
     signal: deadline.signal,
     ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
   };

@@ -1,7 +1,7 @@
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditEntry } from '../audit/audit-log.ts';
-import { clientInfoFromSessionId } from '../mcp/client-session.ts';
+import { declaredClient } from '../mcp/client-session.ts';
 
 /**
  * Every answer the HTTP layer gives instead of serving a request, declared once. Two body shapes:
@@ -160,19 +160,6 @@ export interface RefusalAudit {
   record(entry: AuditEntry): void;
 }
 
-/** The client a refused request came from: its session id's declared name, and its User-Agent. */
-function refusedClient(
-  request: FastifyRequest,
-): Pick<AuditEntry, 'clientName' | 'clientVersion' | 'userAgent'> {
-  const declared = clientInfoFromSessionId(request.headers['mcp-session-id']);
-  const userAgent = request.headers['user-agent'];
-  return {
-    clientName: declared?.name,
-    clientVersion: declared?.version,
-    userAgent: typeof userAgent === 'string' ? userAgent : undefined,
-  };
-}
-
 /** One `mcp.request_denied` record for a refused request: who, what and why, never a credential. */
 export function auditRefusal(
   audit: RefusalAudit | undefined,
@@ -183,7 +170,8 @@ export function auditRefusal(
   audit?.record({
     event: 'mcp.request_denied',
     requestId: String(request.id),
-    ...refusedClient(request),
+    // A refused request's body is never read: its session id and User-Agent say who sent it.
+    ...declaredClient(undefined, request.headers),
     httpMethod: request.method,
     path: request.url.split('?', 1)[0],
     durationMs: reply.elapsedTime,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { ClientInfo } from './request-message.ts';
+import type { IncomingHttpHeaders } from 'node:http';
+import { type ClientInfo, clientInfoOf } from './request-message.ts';
 
 /**
  * Initialize-era clients name themselves only in `initialize`; a stateless endpoint never sees that
@@ -39,4 +40,26 @@ export function clientInfoFromSessionId(header: unknown): ClientInfo | undefined
   if (!Array.isArray(decoded) || typeof decoded[0] !== 'string') return undefined;
   const version = typeof decoded[1] === 'string' ? decoded[1].slice(0, 64) : undefined;
   return { name: decoded[0].slice(0, 128), version };
+}
+
+/** What the audit records of a request's client. */
+export interface DeclaredClient {
+  clientName: string | undefined;
+  clientVersion: string | undefined;
+  userAgent: string | undefined;
+}
+
+/**
+ * Who the client of a request says it is: the message's own `clientInfo`, else the one its session id
+ * carries (initialize-era clients after `initialize`); and its HTTP User-Agent, cut to 128 characters.
+ */
+export function declaredClient(message: unknown, headers: IncomingHttpHeaders): DeclaredClient {
+  const info = clientInfoOf(message);
+  const client = info.name === undefined ? clientInfoFromSessionId(headers['mcp-session-id']) : info;
+  const userAgent = headers['user-agent'];
+  return {
+    clientName: client?.name,
+    clientVersion: client?.version,
+    userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 128) : undefined,
+  };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clientInfoFromSessionId, clientSessionId } from '../../../src/mcp/client-session.ts';
+import { clientInfoFromSessionId, clientSessionId, declaredClient } from '../../../src/mcp/client-session.ts';
 
 test('a session id names the client it was issued to, and is unique per initialize', () => {
   const first = clientSessionId({ name: 'Claude Desktop', version: '1.2.3' });
@@ -44,4 +44,21 @@ test('any other header value names no client and never throws', () => {
 test('a declared name and version are cut to what the audit keeps', () => {
   const header = `c1.${Buffer.from(JSON.stringify(['n'.repeat(200), 'v'.repeat(100)])).toString('base64url')}.x`;
   assert.deepEqual(clientInfoFromSessionId(header), { name: 'n'.repeat(128), version: 'v'.repeat(64) });
+});
+
+test("declaredClient: the message's clientInfo first, then the session id's, the User-Agent apart", () => {
+  const sessionId = clientSessionId({ name: 'from-initialize', version: '1' })!;
+  const headers = { 'mcp-session-id': sessionId, 'user-agent': `node ${'x'.repeat(200)}` };
+  const ownInfo = { params: { clientInfo: { name: 'own', version: '2' } } };
+  assert.deepEqual(declaredClient(ownInfo, headers), {
+    clientName: 'own',
+    clientVersion: '2',
+    userAgent: headers['user-agent'].slice(0, 128),
+  });
+  assert.deepEqual(declaredClient({ params: {} }, headers).clientName, 'from-initialize');
+  assert.deepEqual(declaredClient(undefined, {}), {
+    clientName: undefined,
+    clientVersion: undefined,
+    userAgent: undefined,
+  });
 });
