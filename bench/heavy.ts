@@ -27,8 +27,8 @@ import {
   type MeasuredProcess,
   measureHttp,
   recordResults,
+  runThenStop,
   startFloor,
-  stopAll,
   succeededRead,
   toolCallJson,
   writeApiKeyFile,
@@ -204,7 +204,7 @@ async function main() {
   const dagu = await startDagu({ generation: 2 });
   const keys = writeApiKeyFile();
   const stops: Array<() => unknown> = [() => dagu.stop(), () => keys.remove()];
-  try {
+  await runThenStop(stops, async () => {
     const seed = await seedHeavy(dagu, heavySeedOptions());
     console.log(
       `seeded ${seed.dagCount} DAGs and ${seed.runCount} runs (Dagu lists at most 500) in ${seed.seedSeconds.toFixed(0)} s`,
@@ -266,13 +266,7 @@ async function main() {
     const text = report({ reads, cells, results, sizes, seed, peakRss, version, loadBefore, started });
     console.log(`\n${text}\n`);
     recordResults('heavy-bench', 'Wide and long reads (`npm run bench:heavy`)', text);
-  } catch (error) {
-    // Reported before the clean-up, whose own failure (a Dagu still writing) would hide it.
-    console.error(error);
-    process.exitCode = 1;
-  } finally {
-    await stopAll(stops);
-  }
+  });
 }
 
 interface ReportInput {

@@ -191,8 +191,21 @@ export function recordResults(name: string, heading: string, text: string) {
   );
 }
 
-/** Runs every clean-up step, each failure printed and none stopping the rest. */
-export async function stopAll(stops: ReadonlyArray<() => unknown>): Promise<void> {
+/**
+ * Runs a benchmark's body, then every clean-up step (each failure printed, none stopping the rest). A
+ * failure of the body is printed first, since a clean-up's own failure (a Dagu still writing) would
+ * hide it, and sets the exit code.
+ */
+export async function runThenStop(
+  stops: ReadonlyArray<() => unknown>,
+  body: () => Promise<void>,
+): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    console.error(error);
+    process.exitCode = 1;
+  }
   for (const stop of stops) {
     try {
       await stop();

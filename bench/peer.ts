@@ -37,8 +37,8 @@ import {
   type MeasuredProcess,
   measureHttp as measureHttpPath,
   recordResults,
+  runThenStop,
   startFloor,
-  stopAll,
   toolCallJson,
   writeApiKeyFile,
 } from './load.ts';
@@ -275,7 +275,7 @@ async function main() {
   const keys = writeApiKeyFile();
   const sink = await startTraceSink();
   const stops: Array<() => unknown> = [() => dagu.stop(), () => keys.remove(), () => sink.stop()];
-  try {
+  await runThenStop(stops, async () => {
     const seedStarted = performance.now();
     const distinctNames = Array.from(
       { length: DISTINCT },
@@ -401,13 +401,7 @@ async function main() {
     ].join('\n');
     console.log(`\n${text}\n`);
     recordResults('peer-bench', "Against Dagu's own /mcp (`npm run bench:peer`)", text);
-  } catch (error) {
-    // Reported before the clean-up, whose own failure (a Dagu still writing) would hide it.
-    console.error(error);
-    process.exitCode = 1;
-  } finally {
-    await stopAll(stops);
-  }
+  });
 }
 
 interface CellKey {
