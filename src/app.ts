@@ -6,7 +6,7 @@ import { accessPolicyFor } from './auth/identity.ts';
 import { supportedScopes } from './auth/scopes.ts';
 import type { GatewayConfig } from './config.ts';
 import type { DaguClient } from './dagu/types.ts';
-import { createGatewayCore, type GatewayCore } from './gateway-core.ts';
+import { createGatewayCore, type GatewayCore, loadTracing } from './gateway-core.ts';
 import { callMeteringPlugin } from './http/call-metering.ts';
 import { corsPlugin } from './http/cors.ts';
 import { drainPlugin } from './http/drain.ts';
@@ -105,11 +105,7 @@ const mcpRouteLogLevel = (level: string) =>
  */
 export async function buildApp(config: GatewayConfig, options: BuildOptions = {}): Promise<GatewayApp> {
   const tls = tlsServerOptions(config);
-  // Tracing's modules load only when the OTEL_* variables turn it on.
-  const tracing =
-    config.tracing === undefined
-      ? undefined
-      : (await import('./trace/tracing.ts')).createTracing(config.tracing, config.dagu.url);
+  const tracing = await loadTracing(config);
   const app = createFastify(config, options, tls, tracing);
   // Renewed certificate files are read again and used for new connections (closed with the app).
   tls.watch(app.server, app.log);

@@ -38,6 +38,13 @@ export interface GatewayCore {
   close(): Promise<void>;
 }
 
+/** Tracing from the `OTEL_*` settings; its modules are loaded only when they turn it on. */
+export async function loadTracing(config: GatewayConfig): Promise<GatewayTracing | undefined> {
+  if (config.tracing === undefined) return undefined;
+  const { createTracing } = await import('./trace/tracing.ts');
+  return createTracing(config.tracing, config.dagu.url);
+}
+
 /** What the transport adds to the core: tracing, when the `OTEL_*` variables turned it on (loaded by the caller). */
 export interface CoreExtras {
   tracing?: GatewayTracing | undefined;

@@ -6,7 +6,7 @@ import { ConfigError, type GatewayConfig, loadConfig } from './config.ts';
 import { routeConsoleToLog } from './console-log.ts';
 import { displayUrl } from './core/display-url.ts';
 import type { Log } from './core/log.ts';
-import { createGatewayCore } from './gateway-core.ts';
+import { createGatewayCore, loadTracing } from './gateway-core.ts';
 import { serveMcpOverStdio } from './stdio/serve.ts';
 import { GATEWAY_VERSION } from './version.ts';
 
@@ -102,11 +102,7 @@ async function serveHttp(config: GatewayConfig): Promise<Serving> {
  * nothing serves /readyz, /metrics or the HTTP rate limit: no periodic probe, no Redis connection.
  */
 async function serveStdio(config: GatewayConfig): Promise<Serving> {
-  // Tracing's modules load only when the OTEL_* variables turn it on.
-  const tracing =
-    config.tracing === undefined
-      ? undefined
-      : (await import('./trace/tracing.ts')).createTracing(config.tracing, config.dagu.url);
+  const tracing = await loadTracing(config);
   const log = pino(
     { level: config.logLevel, ...(tracing === undefined ? {} : { mixin: tracing.logFields }) },
     pino.destination(2),
