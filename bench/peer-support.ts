@@ -3,7 +3,7 @@
  * (`npm start`, its own process), and readings of that process from /proc (CPU time, resident memory),
  * so the gateway's figures never include the load generator's.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -78,15 +78,34 @@ function statusMiBOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 }
 
 /**
+ * `npm start`, or, with Node flags that NODE_OPTIONS refuses (`--cpu-prof`), its script's own node
+ * command with those flags added, after the build `prestart` would run.
+ */
+function startCommand(nodeArgs: string[] | undefined): [string, string[]] {
+  if (nodeArgs === undefined) return ['npm', ['start', '--silent']];
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  const scripts = (
+    JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts;
+  const [node, ...words] = scripts.start!.split(' ');
+  if (node !== 'node') throw new Error(`npm start runs ${node}, not node`);
+  return [process.execPath, [...words.slice(0, -1), ...nodeArgs, ...words.slice(-1)]];
+}
+
+/**
  * Starts the gateway with `npm start`, as its README tells users to, in its own process group, and
  * waits until /healthz answers. The audit log goes to a temporary file; the application log to another.
  */
-export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  env: Record<string, string>,
+  options: { nodeArgs?: string[] } = {},
+): Promise<GatewayProcess> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-'));
   const logFile = join(dir, 'gateway.log');
   const log = openSync(logFile, 'a');
-  const child: ChildProcess = spawn('npm', ['start', '--silent'], {
+  const [command, args] = startCommand(options.nodeArgs);
+  const child: ChildProcess = spawn(command, args, {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', log, log],

@@ -1,0 +1,112 @@
+/**
+ * Sums a V8 `.cpuprofile` (as `node --cpu-prof` writes it) by area and by function, for bench:profile.
+ * An area is a package (`node_modules/<name>`), a file of the gateway's `src/`, Node's own internals, or
+ * one of V8's pseudo-nodes (garbage collector, program); `(idle)` is left out, since it is no CPU.
+ * Self time counts a sample once, for the frame it was taken in; inclusive time counts it once for each
+ * distinct area (or function) on its stack, so recursion does not count twice.
+ */
+
+export interface CpuProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+export interface CpuProfile {
+  nodes: CpuProfileNode[];
+  /** Microseconds, on the clock of `process.hrtime` (CLOCK_MONOTONIC). */
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The area of a frame's script URL. */
+export function areaOf(url: string, functionName: string): string {
+  if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
+  if (url.startsWith('node:')) return 'node:internal';
+  const modules = url.lastIndexOf('/node_modules/');
+  if (modules >= 0) {
+    const [scope, name] = url.slice(modules + '/node_modules/'.length).split('/');
+    return scope?.startsWith('@') ? `${scope}/${name}` : (scope ?? url);
+  }
+  const source = /\/(?:src|dist)\/(.+?)\.(?:ts|js)$/.exec(url);
+  return source ? `src/${source[1]}` : url.replace(/^file:\/\//, '');
+}
+
+const functionKey = (node: CpuProfileNode) =>
+  `${node.callFrame.functionName || '(anonymous)'} ${areaOf(node.callFrame.url, node.callFrame.functionName)}:${node.callFrame.lineNumber + 1}`;
+
+export interface ProfileTotals {
+  /** Microseconds of CPU (idle left out) in the window. */
+  totalMicros: number;
+  selfByArea: Map<string, number>;
+  inclusiveByArea: Map<string, number>;
+  selfByFunction: Map<string, number>;
+  inclusiveByFunction: Map<string, number>;
+}
+
+/** Totals of the samples taken at or after `fromMicros` (the profile's clock). */
+export function profileTotals(profile: CpuProfile, fromMicros = 0): ProfileTotals {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const totals: ProfileTotals = {
+    totalMicros: 0,
+    selfByArea: new Map(),
+    inclusiveByArea: new Map(),
+    selfByFunction: new Map(),
+    inclusiveByFunction: new Map(),
+  };
+  const add = (map: Map<string, number>, key: string, micros: number) =>
+    map.set(key, (map.get(key) ?? 0) + micros);
+  let time = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i++) {
+    time += profile.timeDeltas[i] ?? 0;
+    // A sample's time is the span until the next one.
+    const micros = profile.timeDeltas[i + 1] ?? 0;
+    const node = byId.get(profile.samples[i]!);
+    if (node === undefined || time < fromMicros || node.callFrame.functionName === '(idle)') continue;
+    totals.totalMicros += micros;
+    add(totals.selfByArea, areaOf(node.callFrame.url, node.callFrame.functionName), micros);
+    add(totals.selfByFunction, functionKey(node), micros);
+    const areas = new Set<string>();
+    const functions = new Set<string>();
+    for (let at: number | undefined = node.id; at !== undefined; at = parent.get(at)) {
+      const frame = byId.get(at)!;
+      if (frame.callFrame.functionName === '(root)') break;
+      areas.add(areaOf(frame.callFrame.url, frame.callFrame.functionName));
+      functions.add(functionKey(frame));
+    }
+    for (const area of areas) add(totals.inclusiveByArea, area, micros);
+    for (const key of functions) add(totals.inclusiveByFunction, key, micros);
+  }
+  return totals;
+}
+
+function table(title: string, map: Map<string, number>, total: number, calls: number, rows: number) {
+  const lines = [...map.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, rows)
+    .map(
+      ([key, micros]) =>
+        `  ${(micros / calls).toFixed(1).padStart(8)} µs/call ${((100 * micros) / total).toFixed(1).padStart(5)} %  ${key}`,
+    );
+  return [`${title}:`, ...lines].join('\n');
+}
+
+/** A printable summary: CPU per call, then the top areas and functions by self and inclusive time. */
+export function summarizeProfile(
+  profile: CpuProfile,
+  options: { fromMicros: number; calls: number; rows?: number },
+): string {
+  const totals = profileTotals(profile, options.fromMicros);
+  const rows = options.rows ?? 25;
+  const { calls } = options;
+  return [
+    `profiled CPU: ${(totals.totalMicros / calls).toFixed(1)} µs/call (${(totals.totalMicros / 1000).toFixed(0)} ms over ${calls} calls, idle left out)`,
+    table('self time by area', totals.selfByArea, totals.totalMicros, calls, rows),
+    table('inclusive time by area', totals.inclusiveByArea, totals.totalMicros, calls, rows),
+    table('self time by function', totals.selfByFunction, totals.totalMicros, calls, rows),
+    table('inclusive time by function', totals.inclusiveByFunction, totals.totalMicros, calls, rows * 2),
+  ].join('\n\n');
+}
