@@ -148,16 +148,31 @@ export function writeApiKeyFile(): { file: string; key: string; remove(): void }
 
 /** A process whose CPU time the bench reads while it measures. */
 export interface MeasuredProcess {
+  pid: number;
   cpuSeconds(): number;
 }
 
-/** Starts bench/floor-proxy.mjs (plain node, its own process) in front of a Dagu. */
-export async function startFloor(daguUrl: string, apiBase: string) {
+/** Starts bench/floor-proxy.mjs (plain node, its own process; node:http, or a bare Fastify app) in front of a Dagu. */
+export async function startFloor(
+  daguUrl: string,
+  apiBase: string,
+  options: { nodeArgs?: string[]; server?: 'node:http' | 'fastify' } = {},
+) {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'bench', 'floor-proxy.mjs')], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, FLOOR_PORT: String(port), FLOOR_DAGU: daguUrl, FLOOR_API_BASE: apiBase },
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), join(ROOT, 'bench', 'floor-proxy.mjs')],
+    {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: {
+        ...process.env,
+        FLOOR_PORT: String(port),
+        FLOOR_DAGU: daguUrl,
+        FLOOR_API_BASE: apiBase,
+        FLOOR_SERVER: options.server ?? 'node:http',
+      },
+    },
+  );
   await new Promise<void>((ready, failed) => {
     child.once('message', () => ready());
     child.once('exit', (code) => failed(new Error(`the floor proxy exited (${code})`)));
@@ -165,8 +180,15 @@ export async function startFloor(daguUrl: string, apiBase: string) {
   const pid = child.pid!;
   return {
     url: `http://127.0.0.1:${port}`,
+    pid,
     cpuSeconds: () => cpuSecondsOf(pid),
-    stop: () => child.kill(),
+    /** Ends the process (SIGTERM: floor-proxy.mjs exits, so a `--cpu-prof` profile is written) and waits. */
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill();
+      }),
   };
 }
 

@@ -64,11 +64,29 @@ export interface GatewayProcess {
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
-export function cpuSecondsOf(pid: number): number {
+export function cpuSecondsOf(pid: number | string): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command.
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * CPU seconds of a process's main thread (`main`, the event loop) and of its other threads summed
+ * (`others`: V8's garbage-collector and compiler helpers, libuv's pool; Node 20 leaves them unnamed).
+ */
+export function threadCpuSecondsOf(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = tid === String(pid) ? 'main' : 'others';
+      const seconds = cpuSecondsOf(`${pid}/task/${tid}`);
+      byName.set(name, (byName.get(name) ?? 0) + seconds);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return byName;
 }
 
 function statusMiBOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {

@@ -94,19 +94,49 @@ function table(title: string, map: Map<string, number>, total: number, calls: nu
   return [`${title}:`, ...lines].join('\n');
 }
 
-/** A printable summary: CPU per call, then the top areas and functions by self and inclusive time. */
-export function summarizeProfile(
-  profile: CpuProfile,
-  options: { fromMicros: number; calls: number; rows?: number },
-): string {
-  const totals = profileTotals(profile, options.fromMicros);
-  const rows = options.rows ?? 25;
-  const { calls } = options;
+/** A printable summary of a process's totals: CPU per call, then the top areas and functions. */
+export function summarizeTotals(totals: ProfileTotals, calls: number, rows = 25): string {
   return [
-    `profiled CPU: ${(totals.totalMicros / calls).toFixed(1)} µs/call (${(totals.totalMicros / 1000).toFixed(0)} ms over ${calls} calls, idle left out)`,
+    `profiled CPU (main thread, idle left out): ${(totals.totalMicros / calls).toFixed(1)} µs/call`,
     table('self time by area', totals.selfByArea, totals.totalMicros, calls, rows),
     table('inclusive time by area', totals.inclusiveByArea, totals.totalMicros, calls, rows),
     table('self time by function', totals.selfByFunction, totals.totalMicros, calls, rows),
     table('inclusive time by function', totals.inclusiveByFunction, totals.totalMicros, calls, rows * 2),
   ].join('\n\n');
+}
+
+/**
+ * Self time per call by area, the processes side by side (the first decides the order): Node's
+ * internals, V8 and the shared packages (undici) are in all; what only the gateway runs is the difference.
+ */
+export function compareAreas(processes: ReadonlyMap<string, ProfileTotals>, calls: number): string {
+  const all = [...processes.values()];
+  const first = all[0]?.selfByArea ?? new Map<string, number>();
+  const areas = [...new Set(all.flatMap((totals) => [...totals.selfByArea.keys()]))].sort(
+    (a, b) => (first.get(b) ?? 0) - (first.get(a) ?? 0),
+  );
+  const cell = (micros: number | undefined) => ((micros ?? 0) / calls).toFixed(1).padStart(14);
+  const shown = (area: string) => all.some((totals) => (totals.selfByArea.get(area) ?? 0) / calls >= 0.5);
+  return [
+    `self time, µs per call ${[...processes.keys()].map((name) => name.padStart(14)).join('')}`,
+    `  all (main thread)    ${all.map((totals) => cell(totals.totalMicros)).join('')}`,
+    ...areas
+      .filter(shown)
+      .map(
+        (area) =>
+          `  ${area.slice(0, 20).padEnd(20)} ${all.map((totals) => cell(totals.selfByArea.get(area))).join('')}`,
+      ),
+  ].join('\n');
+}
+
+/** System calls per call over a cell, from the table `strace -c` writes (its `calls` column). */
+export function syscallsPerCall(table: string, calls: number): string {
+  const rows = table
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cells) => cells.length >= 5 && /^\d+$/.test(cells[3] ?? '') && cells.at(-1) !== 'total')
+    .map((cells) => [cells.at(-1)!, Number(cells[3]) / calls] as const)
+    .filter(([, perCall]) => perCall >= 0.05)
+    .sort((a, b) => b[1] - a[1]);
+  return rows.map(([call, perCall]) => `${call} ${perCall.toFixed(2)}`).join(', ');
 }

@@ -2,34 +2,113 @@
 // seeded (bench/heavy-seed.ts), the gateway is started as bench:peer starts it (`npm start`, an API-key
 // caller, rate limits, audit to a file, metrics on, tracing off) with V8's sampling profiler on
 // (`--cpu-prof`), driven with PROFILE_CALLS plain-HTTP tools/calls of one read after PROFILE_WARMUP
-// calls, and stopped; the profile is summed by self time per area (a package, a layer of src/, Node's
-// internals, garbage collection) and per function, and by inclusive time per area.
+// calls, and stopped; then the floor proxy (bench/floor-proxy.mjs) the same way. Each profile is summed
+// by self and inclusive time per area (a package, a file of src/, Node's internals, garbage collection)
+// and per function; the areas are printed side by side, the gateway's functions after them.
 //   PROFILE_READ         run2 (default) | run150 | dags | runs | step_log
 //   PROFILE_CONCURRENCY  callers at once (default 1); each caller reads its own target (distinct reads)
-//   PROFILE_KEEP         a folder to keep the .cpuprofile in (for Chrome DevTools), else it is removed
+//   PROFILE_SAMPLING     0: no profiler, only the CPU per call of each thread (from /proc)
+//   PROFILE_STRACE       1: also count each process's system calls per call (`strace -c -f`, Debian's strace)
+//   PROFILE_NODE_ARGS    more node flags for the gateway, after npm start's (a V8 setting to compare)
+//   PROFILE_KEEP         a folder to keep the .cpuprofile files in (for Chrome DevTools), else removed
 // The warm-up is profiled too, so the figures are taken from the samples after its last call only.
+// `/proc` CPU includes the profiler's own cost and other threads; the profile covers the main thread.
 
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDagu } from '../test/support/dagu.ts';
 import { heavySeedOptions, seedHeavy } from './heavy-seed.ts';
 import {
   gatewayCall,
+  type HttpPath,
+  type MeasuredProcess,
   measureHttp,
   runThenStop,
+  startFloor,
   succeededRead,
   toolCallJson,
   writeApiKeyFile,
 } from './load.ts';
-import { loadAverage, startGatewayProcess } from './peer-support.ts';
-import { type CpuProfile, summarizeProfile } from './profile-summary.ts';
+import { loadAverage, startGatewayProcess, threadCpuSecondsOf } from './peer-support.ts';
+import {
+  type CpuProfile,
+  compareAreas,
+  type ProfileTotals,
+  profileTotals,
+  summarizeTotals,
+  syscallsPerCall,
+} from './profile-summary.ts';
 
 const CALLS = Number(process.env.PROFILE_CALLS ?? 4000);
 const WARMUP = Number(process.env.PROFILE_WARMUP ?? 1500);
 const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 1);
 const READ = process.env.PROFILE_READ ?? 'run2';
 const READS = ['run2', 'run150', 'dags', 'runs', 'step_log'];
+const SAMPLING = process.env.PROFILE_SAMPLING !== '0';
+const STRACE = process.env.PROFILE_STRACE === '1';
+const GATEWAY_NODE_ARGS = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const PROFILED = ['gateway', 'floor', 'floor-fastify'] as const;
+type Profiled = (typeof PROFILED)[number];
+interface ProfiledPath {
+  process: MeasuredProcess;
+  http: HttpPath;
+}
+
+interface Measured {
+  line: string;
+  /** Where the measured calls begin, on the profile's clock. */
+  fromMicros: number;
+  syscalls?: string;
+}
+
+/** The warm-up, then the measured cell of one process: its rate, and CPU per call by thread (/proc). */
+async function measureOne(name: Profiled, { process: served, http }: ProfiledPath): Promise<Measured> {
+  await measureHttp(http, WARMUP, CONCURRENCY);
+  const tracer = STRACE ? await startStrace(served.pid) : undefined;
+  // V8 stamps samples with CLOCK_MONOTONIC microseconds, the clock of process.hrtime here.
+  const fromMicros = Number(process.hrtime.bigint() / 1000n);
+  const threadsBefore = threadCpuSecondsOf(served.pid);
+  const cell = await measureHttp(http, CALLS, CONCURRENCY);
+  const threads = [...threadCpuSecondsOf(served.pid)].map(
+    ([thread, seconds]) => [thread, ((seconds - (threadsBefore.get(thread) ?? 0)) * 1e6) / CALLS] as const,
+  );
+  const syscalls = tracer === undefined ? undefined : syscallsPerCall(await tracer.stop(), CALLS);
+  const all = threads.reduce((sum, [, micros]) => sum + micros, 0);
+  const line =
+    `${name}: ${cell.callsPerSecond.toFixed(0)} calls/s, p50 ${cell.p50Ms.toFixed(2)} ms, ${cell.failures} failed; ` +
+    `CPU ${all.toFixed(0)} µs/call (/proc${SAMPLING || STRACE ? ", the profiler's or strace's own cost included" : ''}): ` +
+    threads.map(([thread, micros]) => `${thread} ${micros.toFixed(0)}`).join(', ');
+  return { line, fromMicros, ...(syscalls === undefined ? {} : { syscalls }) };
+}
+
+/** `strace -c -f` attached to a process until stop(), which returns its table. */
+async function startStrace(pid: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-strace-'));
+  const output = join(dir, 'strace.txt');
+  const tracer = spawn('strace', ['-c', '-f', '-p', String(pid), '-o', output], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  // strace says it attached (on stderr) before it counts anything.
+  await new Promise<void>((attached, failed) => {
+    tracer.stderr.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('attached')) attached();
+    });
+    tracer.once('error', failed);
+    tracer.once('exit', (code) => failed(new Error(`strace exited (${code}) before attaching`)));
+  });
+  return {
+    async stop(): Promise<string> {
+      const exited = new Promise((done) => tracer.once('exit', done));
+      tracer.kill('SIGINT');
+      await exited;
+      const table = readFileSync(output, 'utf8');
+      rmSync(dir, { recursive: true, force: true });
+      return table;
+    },
+  };
+}
 
 async function main() {
   if (!READS.includes(READ)) throw new Error(`PROFILE_READ: one of ${READS.join(', ')}`);
@@ -67,6 +146,20 @@ async function main() {
           return { target: 'run', ...runs[slot % runs.length]! };
       }
     };
+    const profileArgs = (name: string) =>
+      !SAMPLING ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
+    const request = (
+      slot: number,
+      id: string,
+      headers: Record<string, string>,
+      meta?: Record<string, unknown>,
+    ) => ({
+      path: '/mcp',
+      method: 'POST' as const,
+      headers,
+      body: toolCallJson(id, args(slot), meta),
+    });
+    const call = gatewayCall(keys.key);
     const gateway = await startGatewayProcess(
       {
         DAGU_URL: dagu.url,
@@ -76,45 +169,56 @@ async function main() {
         MAX_CONCURRENT_CALLS_PER_IDENTITY: '64',
         OTEL_SDK_DISABLED: 'true',
       },
-      { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] },
+      { nodeArgs: [...profileArgs('gateway'), ...GATEWAY_NODE_ARGS] },
     );
     stops.unshift(() => gateway.stop());
-    const call = gatewayCall(keys.key);
-    const path = {
-      origin: gateway.url,
-      requests: (slot: number, id: string) => [
-        {
-          path: '/mcp',
-          method: 'POST' as const,
-          headers: call.headers,
-          body: toolCallJson(id, args(slot), call.meta),
-        },
-      ],
+    const floor = await startFloor(dagu.url, dagu.apiBase, { nodeArgs: profileArgs('floor') });
+    stops.unshift(() => floor.stop());
+    const floorFastify = await startFloor(dagu.url, dagu.apiBase, {
+      nodeArgs: profileArgs('floor-fastify'),
+      server: 'fastify',
+    });
+    stops.unshift(() => floorFastify.stop());
+    const floorPath = (origin: string): HttpPath => ({
+      origin,
+      requests: (slot, id) => [request(slot, id, { 'content-type': 'application/json' })],
       ok: succeededRead,
+    });
+    const paths: Record<Profiled, ProfiledPath> = {
+      gateway: {
+        process: gateway,
+        http: {
+          origin: gateway.url,
+          requests: (slot, id) => [request(slot, id, call.headers, call.meta)],
+          ok: succeededRead,
+        },
+      },
+      floor: { process: floor, http: floorPath(floor.url) },
+      'floor-fastify': { process: floorFastify, http: floorPath(floorFastify.url) },
     };
-    await measureHttp(path, WARMUP, CONCURRENCY);
-    // V8 stamps samples with CLOCK_MONOTONIC microseconds, the clock of process.hrtime here.
-    const measuredFrom = Number(process.hrtime.bigint() / 1000n);
-    const cpuBefore = gateway.cpuSeconds();
-    const cell = await measureHttp(path, CALLS, CONCURRENCY);
-    const cpuMs = ((gateway.cpuSeconds() - cpuBefore) * 1000) / CALLS;
-    await gateway.stop();
-    stops.shift();
-    const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
-    if (file === undefined) throw new Error('the gateway wrote no .cpuprofile');
-    if (process.env.PROFILE_KEEP) {
-      mkdirSync(process.env.PROFILE_KEEP, { recursive: true });
-      copyFileSync(
-        join(profileDir, file),
-        join(process.env.PROFILE_KEEP, `${READ}-c${CONCURRENCY}.cpuprofile`),
-      );
+    // One after the other: a profile is attribution, not a ratio, and each process has the cores alone.
+    const measured = new Map<Profiled, Measured>();
+    for (const name of PROFILED) measured.set(name, await measureOne(name, paths[name]));
+    await Promise.all([gateway.stop(), floor.stop(), floorFastify.stop()]);
+    stops.splice(0, 3);
+    console.log(`${READ} at c=${CONCURRENCY}, ${CALLS} calls each; load ${loadAverage()}`);
+    for (const name of PROFILED) console.log(`  ${measured.get(name)!.line}`);
+    if (STRACE) {
+      console.log('\nsystem calls per call (strace -c -f):');
+      for (const name of PROFILED) console.log(`  ${name}: ${measured.get(name)!.syscalls}`);
     }
-    const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile;
-    console.log(
-      `${READ} at c=${CONCURRENCY}: ${CALLS} calls, ${cell.callsPerSecond.toFixed(0)} calls/s, p50 ${cell.p50Ms.toFixed(2)} ms, ` +
-        `${cell.failures} failed; gateway CPU ${cpuMs.toFixed(3)} ms/call (/proc); load ${loadAverage()}`,
-    );
-    console.log(summarizeProfile(profile, { fromMicros: measuredFrom, calls: CALLS }));
+    if (!SAMPLING) return;
+    const totals = new Map<Profiled, ProfileTotals>();
+    for (const name of PROFILED) {
+      const text = readFileSync(join(profileDir, `${name}.cpuprofile`), 'utf8');
+      if (process.env.PROFILE_KEEP) {
+        mkdirSync(process.env.PROFILE_KEEP, { recursive: true });
+        writeFileSync(join(process.env.PROFILE_KEEP, `${name}-${READ}-c${CONCURRENCY}.cpuprofile`), text);
+      }
+      totals.set(name, profileTotals(JSON.parse(text) as CpuProfile, measured.get(name)!.fromMicros));
+    }
+    console.log(`\n${compareAreas(totals, CALLS)}`);
+    console.log(`\ngateway:\n${summarizeTotals(totals.get('gateway')!, CALLS)}`);
   });
 }
 
