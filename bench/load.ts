@@ -156,7 +156,7 @@ export interface MeasuredProcess {
 export async function startFloor(
   daguUrl: string,
   apiBase: string,
-  options: { nodeArgs?: string[]; server?: 'node:http' | 'fastify' } = {},
+  options: { nodeArgs?: string[]; server?: 'node:http' | 'fastify'; node?: string } = {},
 ) {
   const port = await freePort();
   const child = spawn(

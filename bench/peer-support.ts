@@ -97,17 +97,18 @@ function statusMiBOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 
 /**
  * `npm start`, or, with Node flags that NODE_OPTIONS refuses (`--cpu-prof`), its script's own node
- * command with those flags added, after the build `prestart` would run.
+ * command with those flags added (run by `node`, another Node binary if given), after the build
+ * `prestart` would run.
  */
-function startCommand(nodeArgs: string[] | undefined): [string, string[]] {
+function startCommand(nodeArgs: string[] | undefined, node = process.execPath): [string, string[]] {
   if (nodeArgs === undefined) return ['npm', ['start', '--silent']];
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   const scripts = (
     JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
   ).scripts;
-  const [node, ...words] = scripts.start!.split(' ');
-  if (node !== 'node') throw new Error(`npm start runs ${node}, not node`);
-  return [process.execPath, [...words.slice(0, -1), ...nodeArgs, ...words.slice(-1)]];
+  const [command, ...words] = scripts.start!.split(' ');
+  if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
+  return [node, [...words.slice(0, -1), ...nodeArgs, ...words.slice(-1)]];
 }
 
 /**
@@ -116,13 +117,13 @@ function startCommand(nodeArgs: string[] | undefined): [string, string[]] {
  */
 export async function startGatewayProcess(
   env: Record<string, string>,
-  options: { nodeArgs?: string[] } = {},
+  options: { nodeArgs?: string[]; node?: string } = {},
 ): Promise<GatewayProcess> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-'));
   const logFile = join(dir, 'gateway.log');
   const log = openSync(logFile, 'a');
-  const [command, args] = startCommand(options.nodeArgs);
+  const [command, args] = startCommand(options.nodeArgs, options.node);
   const child: ChildProcess = spawn(command, args, {
     cwd: ROOT,
     detached: true,
