@@ -16,6 +16,7 @@
 // BENCH_HEAVY_CALLS calls per cell (default 150), BENCH_ROUNDS rounds (default 3) with the cell order
 // rotating; figures are medians over the rounds. The gateway's added time per step of a run is the
 // least-squares slope of (gateway − REST) p50 time per call over the step counts, at concurrency 1.
+// BENCH_NODE: a Node binary for the gateways and the floor (e.g. the image's LTS).
 import { startDagu } from '../test/support/dagu.ts';
 import { BIG_LOG_STEP, type HeavySeed, heavySeedOptions, type RunRef, seedHeavy } from './heavy-seed.ts';
 import {
@@ -33,7 +34,7 @@ import {
   toolCallJson,
   writeApiKeyFile,
 } from './load.ts';
-import { type GatewayProcess, loadAverage, startGatewayProcess } from './peer-support.ts';
+import { type GatewayProcess, loadAverage, servedNodeVersion, startGatewayProcess } from './peer-support.ts';
 import { median, slope } from './stats.ts';
 
 const CALLS = Number(process.env.BENCH_HEAVY_CALLS ?? 150);
@@ -296,7 +297,7 @@ function report(input: ReportInput): string {
   };
   const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
   const lines = [
-    `Run ${date} UTC, Node ${process.version}, Dagu ${input.version}, ${CALLS} calls per cell, median of ${ROUNDS} rounds, ` +
+    `Run ${date} UTC, Node ${servedNodeVersion()} (gateway and floor; load generators on ${process.version}), Dagu ${input.version}, ${CALLS} calls per cell, median of ${ROUNDS} rounds, ` +
       `load average ${input.loadBefore} before and ${loadAverage()} after; ${input.seed.dagCount} DAGs and ` +
       `${input.seed.runCount} runs listed, seeded in ${input.seed.seedSeconds.toFixed(0)} s; whole run ` +
       `${((performance.now() - input.started) / 60_000).toFixed(1)} min. Gateway peak RSS (VmHWM) ${input.peakRss.toFixed(0)} MiB.`,

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { freePort } from '../test/support/dagu.ts';
-import { cpuSecondsOf, ROOT } from './peer-support.ts';
+import { benchNode, cpuSecondsOf, ROOT } from './peer-support.ts';
 import { percentile } from './stats.ts';
 
 export interface CellResult {
@@ -156,11 +156,11 @@ export interface MeasuredProcess {
 export async function startFloor(
   daguUrl: string,
   apiBase: string,
-  options: { nodeArgs?: string[]; server?: 'node:http' | 'fastify'; node?: string } = {},
+  options: { nodeArgs?: string[]; server?: 'node:http' | 'fastify' } = {},
 ) {
   const port = await freePort();
   const child = spawn(
-    process.execPath,
+    benchNode() ?? process.execPath,
     [...(options.nodeArgs ?? []), join(ROOT, 'bench', 'floor-proxy.mjs')],
     {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

