@@ -23,6 +23,9 @@ const RATE = Number(process.env.SOAK_RATE ?? 100);
 const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 10);
 const WARMUP_SECONDS = Math.min(60, SECONDS / 4);
 const HEAVY_SHARE = Number(process.env.SOAK_HEAVY_SHARE ?? 0.1);
+// Extra node flags for the gateway (words split on spaces), to compare V8 or allocator settings with
+// `npm start`'s own; unset: `npm start` as users run it.
+const NODE_ARGS = process.env.SOAK_NODE_ARGS?.split(' ').filter((word) => word !== '');
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -119,12 +122,18 @@ async function main() {
       `heavy seed: ${heavySeed.dagCount} DAGs, ${heavySeed.runCount} runs listed, in ${heavySeed.seedSeconds.toFixed(0)} s`,
     );
   }
-  const gateway = await startGatewayProcess({
-    DAGU_URL: dagu.url,
-    DAGU_API_BASE: dagu.apiBase,
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    MAX_CONCURRENT_CALLS_PER_IDENTITY: '256',
-  });
+  const gateway = await startGatewayProcess(
+    {
+      DAGU_URL: dagu.url,
+      DAGU_API_BASE: dagu.apiBase,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      MAX_CONCURRENT_CALLS_PER_IDENTITY: '256',
+      ...(process.env.MALLOC_ARENA_MAX !== undefined
+        ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX }
+        : {}),
+    },
+    NODE_ARGS === undefined ? {} : { nodeArgs: NODE_ARGS },
+  );
   const name = seed.dags.twoSteps;
   const run = seed.runs.twoStepsFirst;
   const [step] = seed.facts.twoStepsStepNames;
@@ -175,6 +184,7 @@ async function main() {
   let sent = 0;
   let answered = 0;
   let failed = 0;
+  let cpuSeconds = Number.NaN;
   const started = performance.now();
   const elapsed = () => (performance.now() - started) / 1000;
   const sample = () => {
@@ -183,6 +193,7 @@ async function main() {
     return breakdown(gateway.url, gateway.pid).then((parts) => Object.assign(point, { parts }));
   };
   const loadBefore = loadAverage();
+  const cpuBefore = gateway.cpuSeconds();
   await sample();
   const sampler = setInterval(sample, SAMPLE_SECONDS * 1000);
   const inflight = new Set<Promise<void>>();
@@ -223,6 +234,7 @@ async function main() {
     await Promise.all(inflight);
     clearInterval(sampler);
     await sample();
+    cpuSeconds = gateway.cpuSeconds() - cpuBefore;
   } finally {
     clearInterval(sampler);
     await pool.close();
@@ -258,6 +270,10 @@ async function main() {
   console.log(
     `\nRSS start ${rss[0]!.toFixed(1)} MiB, end ${rss.at(-1)!.toFixed(1)} MiB, max ${Math.max(...rss).toFixed(1)} MiB; ` +
       `slope after the first ${WARMUP_SECONDS} s: ${trend.toFixed(2)} MiB/min`,
+  );
+  console.log(
+    `gateway CPU ${cpuSeconds.toFixed(1)} s (user + system), ${((cpuSeconds / answered) * 1000).toFixed(3)} ms per call` +
+      (NODE_ARGS === undefined ? '' : `; node flags added: ${NODE_ARGS.join(' ')}`),
   );
   if (failed + heavyFailed > 0) process.exitCode = 1;
 }
