@@ -128,9 +128,6 @@ async function main() {
       DAGU_API_BASE: dagu.apiBase,
       RATE_LIMIT_PER_MINUTE: '1000000',
       MAX_CONCURRENT_CALLS_PER_IDENTITY: '256',
-      ...(process.env.MALLOC_ARENA_MAX !== undefined
-        ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX }
-        : {}),
     },
     NODE_ARGS === undefined ? {} : { nodeArgs: NODE_ARGS },
   );
