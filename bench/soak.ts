@@ -9,6 +9,10 @@
 // (its distinct runs in turn), `dags perPage=200`, `runs limit=500` and a 10,000-line `step_log`
 // (tail=10000), in turn; 0 leaves them out and skips that seed. The issue's soak is the default:
 // 600 s at 100 calls/s, 10 % heavy.
+// Each sample also breaks the RSS down, from the gateway's own /metrics (V8 heap used and committed,
+// its large-object space, external memory, the shared cache's counted bytes) and /proc smaps_rollup
+// (anonymous memory: heap, malloc arenas, buffers; file-backed: the node binary and libraries).
+import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { BIG_LOG_STEP, heavySeedOptions, seedHeavy } from './heavy-seed.ts';
 import { loadAverage, startGatewayProcess, startPeerDagu } from './peer-support.ts';
@@ -19,6 +23,9 @@ const RATE = Number(process.env.SOAK_RATE ?? 100);
 const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 10);
 const WARMUP_SECONDS = Math.min(60, SECONDS / 4);
 const HEAVY_SHARE = Number(process.env.SOAK_HEAVY_SHARE ?? 0.1);
+// Extra node flags for the gateway (words split on spaces), to compare V8 or allocator settings with
+// `npm start`'s own; unset: `npm start` as users run it.
+const NODE_ARGS = process.env.SOAK_NODE_ARGS?.split(' ').filter((word) => word !== '');
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -73,6 +80,40 @@ function resourceRead(uri: string, id: number): Call {
   };
 }
 
+/** The gauges of a Prometheus text exposition that `breakdown` reads, by name (label text included). */
+const GAUGES = {
+  heapUsed: 'nodejs_heap_size_used_bytes',
+  heapTotal: 'nodejs_heap_size_total_bytes',
+  largeObjects: 'nodejs_heap_space_size_total_bytes{space="large_object"}',
+  external: 'nodejs_external_memory_bytes',
+  cache: 'mcp_gateway_cache_bytes',
+} as const;
+
+type Breakdown = Record<keyof typeof GAUGES | 'anonymous' | 'fileBacked', number>;
+
+const MiB = 1024 * 1024;
+
+async function breakdown(url: string, pid: number): Promise<Breakdown | undefined> {
+  try {
+    const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    const gauge = (name: string) => {
+      const line = text.split('\n').find((candidate) => candidate.startsWith(`${name} `));
+      return line === undefined ? Number.NaN : Number(line.slice(name.length + 1).split(' ')[0]) / MiB;
+    };
+    const smaps = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kib = (field: string) =>
+      Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(smaps)?.[1] ?? Number.NaN) / 1024;
+    const entries = Object.entries(GAUGES).map(([key, name]) => [key, gauge(name)]);
+    return {
+      ...(Object.fromEntries(entries) as Record<keyof typeof GAUGES, number>),
+      anonymous: kib('Anonymous'),
+      fileBacked: kib('Rss') - kib('Anonymous'),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 async function main() {
   const { instance: dagu, seed } = await startPeerDagu();
   const heavySeed = HEAVY_SHARE > 0 ? await seedHeavy(dagu, heavySeedOptions()) : undefined;
@@ -81,12 +122,15 @@ async function main() {
       `heavy seed: ${heavySeed.dagCount} DAGs, ${heavySeed.runCount} runs listed, in ${heavySeed.seedSeconds.toFixed(0)} s`,
     );
   }
-  const gateway = await startGatewayProcess({
-    DAGU_URL: dagu.url,
-    DAGU_API_BASE: dagu.apiBase,
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    MAX_CONCURRENT_CALLS_PER_IDENTITY: '256',
-  });
+  const gateway = await startGatewayProcess(
+    {
+      DAGU_URL: dagu.url,
+      DAGU_API_BASE: dagu.apiBase,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      MAX_CONCURRENT_CALLS_PER_IDENTITY: '256',
+    },
+    NODE_ARGS === undefined ? {} : { nodeArgs: NODE_ARGS },
+  );
   const name = seed.dags.twoSteps;
   const run = seed.runs.twoStepsFirst;
   const [step] = seed.facts.twoStepsStepNames;
@@ -133,16 +177,21 @@ async function main() {
   let heavyFailed = 0;
 
   const pool = new Pool(gateway.url, { connections: 32 });
-  const samples: Array<{ second: number; rssMiB: number; calls: number }> = [];
+  const samples: Array<{ second: number; rssMiB: number; calls: number; parts?: Breakdown }> = [];
   let sent = 0;
   let answered = 0;
   let failed = 0;
+  let cpuSeconds = Number.NaN;
   const started = performance.now();
   const elapsed = () => (performance.now() - started) / 1000;
-  const sample = () =>
-    samples.push({ second: Math.round(elapsed()), rssMiB: gateway.rssMiB(), calls: answered });
+  const sample = () => {
+    const point = { second: Math.round(elapsed()), rssMiB: gateway.rssMiB(), calls: answered };
+    samples.push(point);
+    return breakdown(gateway.url, gateway.pid).then((parts) => Object.assign(point, { parts }));
+  };
   const loadBefore = loadAverage();
-  sample();
+  const cpuBefore = gateway.cpuSeconds();
+  await sample();
   const sampler = setInterval(sample, SAMPLE_SECONDS * 1000);
   const inflight = new Set<Promise<void>>();
   try {
@@ -181,7 +230,8 @@ async function main() {
     }
     await Promise.all(inflight);
     clearInterval(sampler);
-    sample();
+    await sample();
+    cpuSeconds = gateway.cpuSeconds() - cpuBefore;
   } finally {
     clearInterval(sampler);
     await pool.close();
@@ -202,15 +252,25 @@ async function main() {
   console.log(
     `load average ${loadBefore} before, ${loadAverage()} after; ${answered} answered, ${failed} failed, ${heavyFailed} heavy reads without a result\n`,
   );
-  console.log('second  RSS MiB  calls answered');
+  console.log(
+    'second  RSS MiB  calls answered | MiB: heap used  heap committed  (large objects)  external  cache counted  anonymous  file-backed',
+  );
+  const cell = (value: number | undefined, width: number) => (value ?? Number.NaN).toFixed(1).padStart(width);
   for (const point of samples) {
+    const parts = point.parts;
     console.log(
-      `${String(point.second).padStart(6)}  ${point.rssMiB.toFixed(1).padStart(7)}  ${point.calls}`,
+      `${String(point.second).padStart(6)}  ${point.rssMiB.toFixed(1).padStart(7)}  ${String(point.calls).padEnd(14)} | ` +
+        `${cell(parts?.heapUsed, 14)}  ${cell(parts?.heapTotal, 14)}  ${cell(parts?.largeObjects, 15)}  ` +
+        `${cell(parts?.external, 8)}  ${cell(parts?.cache, 13)}  ${cell(parts?.anonymous, 9)}  ${cell(parts?.fileBacked, 11)}`,
     );
   }
   console.log(
     `\nRSS start ${rss[0]!.toFixed(1)} MiB, end ${rss.at(-1)!.toFixed(1)} MiB, max ${Math.max(...rss).toFixed(1)} MiB; ` +
       `slope after the first ${WARMUP_SECONDS} s: ${trend.toFixed(2)} MiB/min`,
+  );
+  console.log(
+    `gateway CPU ${cpuSeconds.toFixed(1)} s (user + system), ${((cpuSeconds / answered) * 1000).toFixed(3)} ms per call` +
+      (NODE_ARGS === undefined ? '' : `; node flags added: ${NODE_ARGS.join(' ')}`),
   );
   if (failed + heavyFailed > 0) process.exitCode = 1;
 }

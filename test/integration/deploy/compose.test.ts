@@ -339,7 +339,7 @@ describe('Dockerfile', () => {
     assert.ok(runtime.includes('USER node'));
     assert.match(
       runtime.find((line) => line.startsWith('CMD'))!,
-      /^CMD \["node", "--max-semi-space-size=8", "dist\/main\.js"\]$/,
+      /^CMD \["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "dist\/main\.js"\]$/,
     );
     assert.ok(
       !runtime.some((line) => /tsx|--import|npm (ci|install|run)/.test(line)),
