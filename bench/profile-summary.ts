@@ -117,15 +117,22 @@ export function compareAreas(processes: ReadonlyMap<string, ProfileTotals>, call
   );
   const cell = (micros: number | undefined) => ((micros ?? 0) / calls).toFixed(1).padStart(14);
   const shown = (area: string) => all.some((totals) => (totals.selfByArea.get(area) ?? 0) / calls >= 0.5);
+  const row = (label: string, cells: string[]) => `  ${label.slice(0, 32).padEnd(32)}${cells.join('')}`;
   return [
-    `self time, µs per call ${[...processes.keys()].map((name) => name.padStart(14)).join('')}`,
-    `  all (main thread)    ${all.map((totals) => cell(totals.totalMicros)).join('')}`,
-    ...areas
-      .filter(shown)
-      .map(
-        (area) =>
-          `  ${area.slice(0, 20).padEnd(20)} ${all.map((totals) => cell(totals.selfByArea.get(area))).join('')}`,
+    row(
+      'self time, µs per call',
+      [...processes.keys()].map((name) => name.padStart(14)),
+    ),
+    row(
+      'all (main thread)',
+      all.map((totals) => cell(totals.totalMicros)),
+    ),
+    ...areas.filter(shown).map((area) =>
+      row(
+        area,
+        all.map((totals) => cell(totals.selfByArea.get(area))),
       ),
+    ),
   ].join('\n');
 }
 
