@@ -2,7 +2,8 @@
 // seeded (bench/heavy-seed.ts), the gateway is started as bench:peer starts it (`npm start`, an API-key
 // caller, rate limits, audit to a file, metrics on, tracing off) with V8's sampling profiler on
 // (`--cpu-prof`), driven with PROFILE_CALLS plain-HTTP tools/calls of one read after PROFILE_WARMUP
-// calls, and stopped; then the floor proxy (bench/floor-proxy.mjs) the same way. Each profile is summed
+// calls, and stopped; then the floor proxy (bench/floor-proxy.mjs) the same way, on node:http and in a
+// bare Fastify app (FLOOR_SERVER=fastify), one process after another. Each profile is summed
 // by self and inclusive time per area (a package, a file of src/, Node's internals, garbage collection)
 // and per function; the areas are printed side by side, the gateway's functions after them.
 //   PROFILE_READ         run2 (default) | run150 | dags | runs | step_log
@@ -13,7 +14,8 @@
 //   PROFILE_NODE_ARGS    more node flags for the gateway, after npm start's (a V8 setting to compare)
 //   PROFILE_KEEP         a folder to keep the .cpuprofile files in (for Chrome DevTools), else removed
 // The warm-up is profiled too, so the figures are taken from the samples after its last call only.
-// `/proc` CPU includes the profiler's own cost and other threads; the profile covers the main thread.
+// `/proc` CPU (main thread and the others apart) includes the profiler's own cost; the profile covers
+// the main thread only, while it is not idle (wall time on a shared machine: read it as shares).
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
