@@ -70,28 +70,30 @@ describe('createOperationObserver', () => {
     });
     assert.deepEqual(errors, []);
     assert.equal(entries.length, 1);
-    const entry = entries[0];
-    assert.ok(entry);
-    assert.equal(entry.event, 'mcp.tool_call');
-    assert.equal(entry.requestId, 'req-1');
-    assert.equal(entry.identity, 'ci-bot');
-    assert.equal(entry.identityKind, 'api_key');
-    assert.equal(entry.role, 'viewer');
-    assert.equal(entry.clientName, 'inspector');
-    assert.equal(entry.clientVersion, '1.2.3');
-    assert.equal(entry.userAgent, 'curl/8');
-    assert.equal(entry.protocolVersion, '2025-06-18');
-    assert.equal(entry.method, 'tools/call');
-    assert.equal(entry.tool, 'dagu_read');
-    assert.equal(entry.target, 'step_log');
-    assert.equal(entry.name, 'etl', 'arguments pass through the audit redaction');
-    assert.equal(entry.hasPassword, true);
-    assert.deepEqual(entry.queryKeys, ['tail']);
-    assert.ok(!JSON.stringify(entry).includes('hunter2'));
-    assert.equal(entry.outcome, 'ok');
-    assert.equal(entry.durationMs, 13);
-    assert.equal(entry.upstreamStatus, 200);
-    assert.equal(entry.traceId, '0af7651916cd43dd8448eb211c80319c');
+    // The whole record: the caller, the client, the call, the redacted arguments (the name trimmed, the
+    // password only as present, the query by its keys) and the outcome, nothing else.
+    assert.deepEqual(entries[0], {
+      event: 'mcp.tool_call',
+      requestId: 'req-1',
+      identity: 'ci-bot',
+      identityKind: 'api_key',
+      role: 'viewer',
+      clientName: 'inspector',
+      clientVersion: '1.2.3',
+      userAgent: 'curl/8',
+      protocolVersion: '2025-06-18',
+      method: 'tools/call',
+      tool: 'dagu_read',
+      target: 'step_log',
+      name: 'etl',
+      hasPassword: true,
+      queryKeys: ['tail'],
+      outcome: 'ok',
+      durationMs: 13,
+      upstreamStatus: 200,
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+    });
+    assert.ok(!JSON.stringify(entries[0]).includes('hunter2'));
     assert.deepEqual(await operationCounts(metrics), {
       'mcp_method_name="tools/call",gen_ai_tool_name="dagu_read",dagu_read_target="step_log",mcp_protocol_version="2025-06-18"': 1,
     });
