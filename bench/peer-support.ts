@@ -115,9 +115,13 @@ export function servedNodeVersion(): string {
  * (`benchNode`), its script's own node command with those flags added, after the build `prestart`
  * would run.
  */
+let built = false;
+
 function startCommand(nodeArgs: string[] | undefined, node = benchNode()): [string, string[]] {
   if (nodeArgs === undefined && node === undefined) return ['npm', ['start', '--silent']];
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  // Once per benchmark: its gateways all run the same build.
+  if (!built) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  built = true;
   const scripts = (
     JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
   ).scripts;
