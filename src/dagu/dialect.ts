@@ -315,13 +315,18 @@ function lastSeparator(path: string, from: number): number {
   return at;
 }
 
-/** The folder a log file is in (`…/<folder>/<file>`), found from the path's end (cheaper on long paths). */
-function logFolderOf(path: unknown): string | undefined {
+/**
+ * The time and attempt id of the folder a log file is in. The folder is found from the path's end:
+ * a pattern searched from its start cost more than the rest of a step's mapping on long paths.
+ */
+function attemptFolderOf(path: unknown): { time: string; id: string } | undefined {
   if (typeof path !== 'string') return undefined;
   const file = lastSeparator(path, path.length - 1);
   if (file < 1) return undefined;
   const folder = lastSeparator(path, file - 1);
-  return folder < 0 ? undefined : path.slice(folder + 1, file);
+  if (folder < 0) return undefined;
+  const match = ATTEMPT_DIR.exec(path.slice(folder + 1, file));
+  return match === null ? undefined : { time: match[1] ?? '', id: match[2] ?? '' };
 }
 
 /**
@@ -332,23 +337,16 @@ function logFolderOf(path: unknown): string | undefined {
  */
 export function attemptIdOf(details: Record<string, unknown>): string | undefined {
   if (typeof details.attemptId === 'string' && details.attemptId !== '') return details.attemptId;
-  // The steps of one attempt share its folder: each distinct folder is matched once, not each step.
-  const folders = new Set<string>();
+  let best: { time: string; id: string } | undefined;
   const consider = (node: unknown) => {
     if (node === null || typeof node !== 'object') return;
-    for (const stream of ['stdout', 'stderr'] as const) {
-      const folder = logFolderOf((node as Record<string, unknown>)[stream]);
-      if (folder !== undefined) folders.add(folder);
+    for (const path of [(node as { stdout?: unknown }).stdout, (node as { stderr?: unknown }).stderr]) {
+      const found = attemptFolderOf(path);
+      if (found !== undefined && (best === undefined || found.time > best.time)) best = found;
     }
   };
   if (Array.isArray(details.nodes)) for (const node of details.nodes) consider(node);
   for (const key of HANDLER_NODES) consider(details[key]);
-  let best: { time: string; id: string } | undefined;
-  for (const folder of folders) {
-    const match = ATTEMPT_DIR.exec(folder);
-    if (match !== null && (best === undefined || match[1]! > best.time))
-      best = { time: match[1]!, id: match[2]! };
-  }
   return best?.id;
 }
 
