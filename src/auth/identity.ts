@@ -61,6 +61,9 @@ function matcherFor(patterns: readonly string[]): Matcher {
 
 const policies = new WeakMap<Identity, AccessPolicy>();
 
+/** Characters that make an allowlist entry a pattern rather than one workspace's name (picomatch syntax). */
+const GLOB_SYNTAX = /[*?[\]{}()!+@]/;
+
 /**
  * What the identity may read, for the read service. An absent allowlist allows everything; an empty
  * one allows nothing (the key file refuses empty lists, so that only happens through JWT claims).
@@ -79,12 +82,21 @@ export function accessPolicyFor(identity: Identity): AccessPolicy {
     const dag = dags === undefined ? undefined : matcherFor(dags);
     const workspace = workspaces === undefined ? undefined : matcherFor(workspaces);
     const scoped = scopeWorkspaces === undefined ? undefined : new Set(scopeWorkspaces);
+    const canReadWorkspace = (name: string) =>
+      (workspace === undefined || workspace(name)) && (scoped === undefined || scoped.has(name));
+    const everyWorkspace = workspaces === undefined && scopeWorkspaces === undefined;
+    // Workspace scopes name workspaces exactly; key and claim allowlists may hold patterns.
+    const exact =
+      scopeWorkspaces ??
+      (workspaces?.some((pattern) => GLOB_SYNTAX.test(pattern)) === false ? workspaces : undefined);
     policy = Object.freeze({
       canReadDag: dag === undefined ? () => true : (name: string) => dag(name),
-      canReadWorkspace: (name: string) =>
-        (workspace === undefined || workspace(name)) && (scoped === undefined || scoped.has(name)),
+      canReadWorkspace,
       readsWorkbooks: readsWorkbooks !== false,
-      unrestricted: dags === undefined && workspaces === undefined && scopeWorkspaces === undefined,
+      unrestricted: dags === undefined && everyWorkspace,
+      everyWorkspace,
+      exactWorkspaces:
+        exact === undefined ? undefined : Object.freeze([...new Set(exact)].filter(canReadWorkspace)),
     });
     policies.set(identity, policy);
   }

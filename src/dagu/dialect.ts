@@ -31,8 +31,9 @@ export type QueryPairs = ReadonlyArray<readonly [string, string]>;
 /** Dagu's default page size for `GET /dags` (both generations) and its server-side cap. */
 export const DAGS_DEFAULT_PER_PAGE = 50;
 export const DAGS_MAX_PER_PAGE = 200;
-/** Dagu 2.x's default `limit` for `GET /dag-runs`, applied by the gateway on 1.x. */
+/** Dagu 2.x's default `limit` for `GET /dag-runs` (applied by the gateway on 1.x), and its maximum. */
 export const RUNS_DEFAULT_LIMIT = 100;
+export const RUNS_MAX_LIMIT = 500;
 /** 2000-01-01T00:00:00Z: the start of 2.x's implicit date window, sent to 1.x explicitly. */
 export const RUNS_WINDOW_START = 946_684_800;
 
@@ -85,12 +86,13 @@ export function isMissingStepLog(generation: Generation, response: DaguResponse)
 
 /**
  * What only one generation serves: the Wiki, the DAG search feed (`GET /search/dags`; 1.x has the
- * older `GET /dags/search`) and foreach steps with their REST routes exist on 2.x only. `attemptStepLogs`:
+ * older `GET /dags/search`), workspaces (the `workspace` filter of `GET /dag-runs`) and foreach steps
+ * with their REST routes exist on 2.x only. `attemptStepLogs`:
  * 2.x writes each step execution's logs to files of their own in the attempt's folder, so a finished
  * step's log can be cached by file (src/read/upstream/finished-logs.ts); 1.x was not verified, and
  * reads its step logs without a cache.
  */
-export type DaguFeature = 'wiki' | 'dagSearchFeed' | 'foreach' | 'attemptStepLogs';
+export type DaguFeature = 'wiki' | 'dagSearchFeed' | 'workspaces' | 'foreach' | 'attemptStepLogs';
 
 export function serves(generation: Generation, _feature: DaguFeature): boolean {
   return generation === 2;
@@ -217,7 +219,8 @@ function decodeGatewayCursor(cursor: string, filterKey: string): number {
 }
 
 /** What to ask Dagu and what to do locally. Throws CursorError for a cursor the gateway did not issue (1.x). */
-export function planRunList(generation: Generation, query: QueryPairs): RunListPlan {
+// `filteredAfter`: the caller filters Dagu's runs further (workspace grants): `latest` cannot ask for one run.
+export function planRunList(generation: Generation, query: QueryPairs, filteredAfter = false): RunListPlan {
   const latestOnly = firstOf(query, 'dagRunId') === 'latest';
   if (generation === 2) {
     const upstream: Array<[string, string]> = [];
@@ -225,7 +228,7 @@ export function planRunList(generation: Generation, query: QueryPairs): RunListP
       if (latestOnly && (key === 'dagRunId' || key === 'limit' || key === 'cursor')) continue;
       upstream.push([key, value]);
     }
-    if (latestOnly) upstream.push(['limit', '1']);
+    if (latestOnly) upstream.push(['limit', filteredAfter ? String(RUNS_MAX_LIMIT) : '1']);
     return { upstream, local: latestOnly ? { latestOnly } : {} };
   }
 

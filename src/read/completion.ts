@@ -4,6 +4,7 @@ import type { ToolErrorObject } from './errors.ts';
 import { isQueryTarget, QUERY_TABLE, queryEscape } from './input/index.ts';
 import type { ReadFacts, ReadOutcome, ReadService } from './service.ts';
 import type { CallContext } from './types.ts';
+import { workspaceOfLabels } from './upstream/access.ts';
 
 /**
  * Argument completion: the values a caller could give a field of `dagu_read` (or a `dagu://` URI
@@ -149,15 +150,22 @@ async function subRunIds(
   return { values: [...new Set(ids)], complete: true, facts };
 }
 
-/** `default`, plus every workspace the DAG list and the wiki report, that the caller may read. */
+/**
+ * `default`, the workspaces the caller's grants name, and every workspace the DAG list (by the DAGs'
+ * `workspace` labels) and the wiki report: those the caller may read.
+ */
 async function workspaces(data: Reader, call: CallContext): Promise<Found> {
-  const seen = new Set<string>([DEFAULT_WORKSPACE]);
+  const seen = new Set<string>([DEFAULT_WORKSPACE, ...(call.access.exactWorkspaces ?? [])]);
   const dags = await data({ target: 'dags', query: `perPage=${LIST_PAGE}` }, call);
   // The wiki is a second, optional source: Dagu 1.x has none.
   const wiki = await data({ target: 'wiki', query: `flat=true&perPage=${LIST_PAGE}` }, call).catch(
     () => undefined,
   );
-  for (const entry of [...objects(dags.data.items), ...objects(wiki?.data.items)]) {
+  for (const item of objects(dags.data.items)) {
+    const workspace = workspaceOfLabels(strings(Array.isArray(item.labels) ? item.labels : []));
+    if (workspace !== undefined) seen.add(workspace);
+  }
+  for (const entry of objects(wiki?.data.items)) {
     if (typeof entry.workspace === 'string' && entry.workspace !== '') seen.add(entry.workspace);
   }
   const values = [...seen].filter((workspace) => call.access.canReadWorkspace(workspace));

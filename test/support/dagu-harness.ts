@@ -64,6 +64,8 @@ export function onlyDags(...names: string[]): AccessPolicy {
     canReadWorkspace: () => true,
     readsWorkbooks: true,
     unrestricted: false,
+    everyWorkspace: true,
+    exactWorkspaces: undefined,
   };
 }
 

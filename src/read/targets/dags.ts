@@ -12,9 +12,15 @@ import { ReadError, readError } from '../errors.ts';
 import { int, LABELS, oneOf, TEXT } from '../query-params.ts';
 import { runStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
-import { assertDagReadable } from '../upstream/access.ts';
+import { assertDagReadable, hiddenAsMissing } from '../upstream/access.ts';
 import { integer, type Json, list, object, optionalText, strings, text } from '../upstream/bodies.ts';
-import { dagFileName, listAllDagFiles, withSuggestions } from '../upstream/dags.ts';
+import {
+  canSeeDagEntry,
+  canSeeDagOf,
+  dagFileName,
+  listAllDagFiles,
+  withSuggestions,
+} from '../upstream/dags.ts';
 import { failure, fetchAny, isSuccess } from '../upstream/fetch.ts';
 import type { ReadScope } from '../upstream/scope.ts';
 import { dagsSpecUri, SHAPES } from '../uri-shapes.ts';
@@ -27,7 +33,9 @@ import { dagsSpecUri, SHAPES } from '../uri-shapes.ts';
  *   2.x as is; on 1.x, which filters one `tag` only, a single label is sent as `tag` and several
  *   labels are matched by the gateway over the full listing, which it then pages itself with Dagu's
  *   page arithmetic. The gateway also pages itself when the caller's access is restricted to some
- *   DAGs, so that pages and totals count only readable DAGs.
+ *   DAGs or workspaces, so that pages and totals count only readable DAGs.
+ * - A DAG in a workspace the caller may not read answers `dag` and `dag_spec` exactly as a DAG that
+ *   does not exist (src/read/upstream/access.ts).
  * - Not listed: DAGs that exist only under `paths.alt_dags_dir` (Dagu's REST list does not include
  *   them; `dag` and `dag_spec` still find them by name).
  * - An unknown DAG name is `resource_not_found` with close readable names in `details.didYouMean`.
@@ -116,7 +124,7 @@ const readDags: TargetHandler = async (request, deps, call) => {
   const query = plan.upstream.filter(([key]) => key !== 'page' && key !== 'perPage');
   const files = await listAllDagFiles(scope, query);
   const kept = files.filter(
-    (entry) => hasAllLabels(entry.dag, plan.clientLabels) && call.access.canReadDag(dagFileName(entry)),
+    (entry) => hasAllLabels(entry.dag, plan.clientLabels) && canSeeDagEntry(scope, entry),
   );
   const perPage = Math.min(plan.perPage, DAGS_MAX_PER_PAGE);
   const start = (plan.page - 1) * perPage;
@@ -157,7 +165,11 @@ async function fetchDag(
   if (!isSuccess(response)) {
     throw await withSuggestions(scope, failure(scope, response, { subject: dagSubject(name) }), name);
   }
-  return { body: object(response.body, `the answer of ${route}`), status: response.status };
+  const body = object(response.body, `the answer of ${route}`);
+  if (!(await canSeeDagOf(scope, name, body.dag))) {
+    throw await withSuggestions(scope, hiddenAsMissing(scope, dagSubject(name)), name);
+  }
+  return { body, status: response.status };
 }
 
 export const dagTargets = {

@@ -1,3 +1,5 @@
+import type { AccessPolicy } from '../../core/access.ts';
+import { DEFAULT_WORKSPACE } from '../../core/contract.ts';
 import {
   applyRunListPlan,
   approvalOf,
@@ -10,12 +12,14 @@ import {
   nextRunListCursor,
   planRunList,
   type RunListPlan,
+  serves,
 } from '../../dagu/dialect.ts';
 import { defineTarget, type TargetHandler } from '../definition.ts';
 import { type ReadError, readError } from '../errors.ts';
 import { int, LABELS, LOG_LINES, once, TEXT } from '../query-params.ts';
 import { NODE_STATUS_WAITING, nodeStatusLabel, runStatusLabel } from '../status.ts';
 import { toRfc3339Millis } from '../time.ts';
+import { canSee } from '../upstream/access.ts';
 import { integer, type Json, list, object, optionalText, text } from '../upstream/bodies.ts';
 import { dagFileName, listAllDagFiles } from '../upstream/dags.ts';
 import { failure, fetchAny, fetchOk, isSuccess } from '../upstream/fetch.ts';
@@ -277,15 +281,28 @@ async function dagsWithLabels(scope: ReadScope, labels: readonly string[]): Prom
   return new Set(files.filter((entry) => hasAllLabels(entry.dag, others)).map(dagFileName));
 }
 
+/**
+ * Dagu 2.x filters runs by one workspace itself: a caller who may read exactly one, and not the
+ * unlabelled runs of `default`, has its list filtered there first (the gateway filters again).
+ */
+function soleWorkspace(access: AccessPolicy): string | undefined {
+  const [only, ...others] = access.exactWorkspaces ?? [];
+  return others.length > 0 || only === DEFAULT_WORKSPACE ? undefined : only;
+}
+
 const readRuns: TargetHandler = async (request, deps, call) => {
   const scope: ReadScope = { request, deps, call };
+  const { access } = call;
   let plan: RunListPlan;
   try {
-    plan = planRunList(deps.dagu.generation, request.query?.params ?? []);
+    plan = planRunList(deps.dagu.generation, request.query?.params ?? [], !access.everyWorkspace);
   } catch (error) {
     if (error instanceof CursorError) throw cursorProblem(scope, error);
     throw error;
   }
+  const sole = soleWorkspace(access);
+  if (sole !== undefined && serves(deps.dagu.generation, 'workspaces'))
+    plan.upstream.push(['workspace', sole]);
   const labelled =
     plan.local.labels === undefined ? undefined : await dagsWithLabels(scope, plan.local.labels);
   // Everything sent to the list route comes from `query`, so a refusal (Dagu 2.x: 400 "invalid query
@@ -296,8 +313,10 @@ const readRuns: TargetHandler = async (request, deps, call) => {
     { field: 'query' },
   );
   const readable = list(body.dagRuns, 'dagRuns')
-    .map((summary) => runListItem(object(summary, 'a DAG-run summary')))
-    .filter((item) => call.access.canReadDag(item.name));
+    .map((entry) => object(entry, 'a DAG-run summary'))
+    .filter((summary) => canSee(scope, summary))
+    .map(runListItem)
+    .filter((item) => access.canReadDag(item.name));
   const result = applyRunListPlan(plan, readable, labelled);
   const data: Json = { items: result.runs };
   const nextCursor = nextRunListCursor(

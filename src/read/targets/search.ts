@@ -1,11 +1,12 @@
 import type { AccessPolicy } from '../../core/access.ts';
 import { ALL_WORKSPACES, DEFAULT_WORKSPACE } from '../../core/contract.ts';
-import { serves } from '../../dagu/dialect.ts';
+import { dagLabels, serves } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
 import { defineTarget, type TargetHandler, type TargetRequest } from '../definition.ts';
 import { type ReadError, readError } from '../errors.ts';
-import { assertWorkspaceReadable } from '../upstream/access.ts';
+import { assertWorkspaceReadable, workspaceOfLabels } from '../upstream/access.ts';
 import { isRecord, malformedBody, optionalText } from '../upstream/bodies.ts';
+import { dagFileName, listAllDagFiles } from '../upstream/dags.ts';
 import { failure, fetchAny, isMissingRoute, messageOf } from '../upstream/fetch.ts';
 import type { ReadScope } from '../upstream/scope.ts';
 import { mapSearchFeed } from '../upstream/search-feed.ts';
@@ -55,14 +56,23 @@ export function canSeeDag(access: AccessPolicy, name: string, workspace: string 
   );
 }
 
-/** `DAGSearchFeedResponse` (2.x body shape) → the contract's DAG search model, filtered by access. */
-export function mapDagSearchFeed(body: unknown, access: AccessPolicy): Record<string, unknown> {
+/**
+ * `DAGSearchFeedResponse` (2.x body shape) → the contract's DAG search model, filtered by access.
+ * `misfiled` names DAGs whose `workspace` label is malformed or ambiguous: the feed reports no
+ * workspace for them, as for unlabelled DAGs, but no narrowed caller may see them.
+ */
+export function mapDagSearchFeed(
+  body: unknown,
+  access: AccessPolicy,
+  misfiled: ReadonlySet<string> = new Set(),
+): Record<string, unknown> {
   return mapSearchFeed(body, malformed, (raw) => {
     if (!isRecord(raw)) throw malformed('a result that is not an object');
     const name = optionalText(raw.fileName) ?? optionalText(raw.name);
     if (name === undefined) throw malformed('a result without a file name');
     const workspace = optionalText(raw.workspace);
-    if (!canSeeDag(access, name, workspace)) return undefined;
+    if (!canSeeDag(access, name, workspace) || (workspace === undefined && misfiled.has(name)))
+      return undefined;
     const result: Record<string, unknown> = {
       name,
       uri: dagsSpecUri(name),
@@ -216,8 +226,26 @@ const readDagSearch: TargetHandler<TargetRequest<'search' | 'workspace', 'cursor
   if (limit !== undefined) query.push(['limit', String(limit)]);
   const response = await fetchAny(scope, { route: '/search/dags', query });
   if (response.status !== 200) throw searchFailure(scope, response);
-  return { data: mapDagSearchFeed(response.body, call.access), upstreamStatus: response.status };
+  return {
+    data: mapDagSearchFeed(response.body, call.access, await misfiledDags(scope, response.body)),
+    upstreamStatus: response.status,
+  };
 };
+
+/**
+ * For a narrowed caller who reads `default` and a feed with results of no workspace: the DAGs whose
+ * `workspace` label is malformed or ambiguous, from the DAG list (the feed does not tell them apart).
+ */
+async function misfiledDags(scope: ReadScope, body: unknown): Promise<ReadonlySet<string>> {
+  const { access } = scope.call;
+  const results = isRecord(body) && Array.isArray(body.results) ? body.results : [];
+  const unplaced = results.some((raw) => isRecord(raw) && optionalText(raw.workspace) === undefined);
+  if (access.everyWorkspace || !access.canReadWorkspace(DEFAULT_WORKSPACE) || !unplaced) return new Set();
+  const files = await listAllDagFiles(scope, []);
+  return new Set(
+    files.filter((entry) => workspaceOfLabels(dagLabels(entry.dag)) === undefined).map(dagFileName),
+  );
+}
 
 export const searchTargets = {
   dag_search: defineTarget({

@@ -1,5 +1,5 @@
 import { ReadError } from '../errors.ts';
-import { DAG_FILE_EXTENSION } from './access.ts';
+import { canSee, DAG_FILE_EXTENSION } from './access.ts';
 import { type Json, list, object, optionalText, text } from './bodies.ts';
 import { fetchAny, fetchOk, isSuccess } from './fetch.ts';
 import type { ReadScope } from './scope.ts';
@@ -43,7 +43,7 @@ export function dagFileName(entry: Json): string {
 export async function suggestDagNames(scope: ReadScope, name: string): Promise<string[]> {
   try {
     const files = await listAllDagFiles(scope, [], SUGGESTION_PAGES);
-    const names = files.map(dagFileName).filter((candidate) => scope.call.access.canReadDag(candidate));
+    const names = files.filter((entry) => canSeeDagEntry(scope, entry)).map(dagFileName);
     const close = closeNames(name, names);
     // A file name (`two-steps.yaml`) suggests its DAG (`two-steps`) first.
     const stem = name.replace(DAG_FILE_EXTENSION, '');
@@ -54,14 +54,35 @@ export async function suggestDagNames(scope: ReadScope, name: string): Promise<s
   }
 }
 
-/** True when a DAG of this name exists (a cheap `GET /dags/{fileName}/spec` would also parse it). */
+/**
+ * True when a DAG of this name exists for the caller: one in a workspace it may not read does not
+ * (a cheap `GET /dags/{fileName}/spec` would also parse it).
+ */
 export async function dagExists(scope: ReadScope, name: string): Promise<boolean> {
   try {
     const response = await fetchAny(scope, { route: '/dags/{fileName}', params: { fileName: name } });
-    return isSuccess(response);
+    if (!isSuccess(response)) return false;
+    return canSee(scope, object(response.body, 'the DAG details').dag);
   } catch {
     return true;
   }
+}
+
+/** May the caller see this entry of `GET /dags`: its name by the DAG allowlist, its labels by workspace. */
+export function canSeeDagEntry(scope: ReadScope, entry: Json): boolean {
+  return scope.call.access.canReadDag(dagFileName(entry)) && canSee(scope, entry.dag);
+}
+
+/**
+ * May the caller see DAG `name`, whose details (`dag` of `GET /dags/{fileName}[/spec]`) are `dag`?
+ * Without details in hand, and only for a caller narrowed to some workspaces, the DAG is read once.
+ */
+export async function canSeeDagOf(scope: ReadScope, name: string, dag: unknown): Promise<boolean> {
+  if (scope.call.access.everyWorkspace) return true;
+  if (dag !== null && typeof dag === 'object') return canSee(scope, dag);
+  // Fails closed: a failed read is the read's error, never a sight of the DAG.
+  const response = await fetchAny(scope, { route: '/dags/{fileName}', params: { fileName: name } });
+  return isSuccess(response) && canSee(scope, object(response.body, 'the DAG details').dag);
 }
 
 /** Adds `details.didYouMean` to a not-found error for a DAG name when close names exist. */

@@ -1,7 +1,7 @@
 import { shownValue } from '../../core/shown-value.ts';
 import { ReadError } from '../errors.ts';
 import type { RunRef } from '../uri-shapes.ts';
-import { assertDagReadable } from './access.ts';
+import { assertDagReadable, canSee, hiddenAsMissing } from './access.ts';
 import { type Json, object, text } from './bodies.ts';
 import { dagExists, withSuggestions } from './dags.ts';
 import { failure, fetchAny, isSuccess } from './fetch.ts';
@@ -70,15 +70,29 @@ export async function withLatestResolved(scope: ReadScope, run: RunRef): Promise
 }
 
 /**
- * The allowlist check of a read addressed by run: the run's DAG, and for a child run its own DAG
- * too, which takes one read of the child's details (only when the caller's access is restricted).
- * Returns the run, with `latest` resolved when that read had to resolve it.
+ * The access check of a read addressed by run: the run's DAG by name, and, when it takes reading the
+ * run (a child run, whose own DAG must be readable too, or a caller narrowed to some workspaces, which
+ * the run's labels decide), the run itself. Returns the run with `latest` resolved when that read
+ * resolved it.
  */
 export async function assertRunReadable(scope: ReadScope, run: RunRef): Promise<RunRef> {
   assertDagReadable(scope, run.name);
-  if (run.subRunId === undefined || scope.call.access.unrestricted) return run;
+  const { access } = scope.call;
+  if (access.everyWorkspace && (run.subRunId === undefined || access.unrestricted)) return run;
+  const { details, run: resolved } = await fetchRunDetails(scope, run);
   // The details read resolved `latest` already: hand the resolved run on, so it is not resolved again.
-  return (await fetchRunDetails(scope, run)).run;
+  return resolved.subRunId === undefined
+    ? { ...resolved, dagRunId: text(details.dagRunId, 'dagRunDetails.dagRunId') }
+    : resolved;
+}
+
+/**
+ * A run in a workspace the caller may not read is answered as a run that does not exist, and its DAG
+ * as a DAG that does not exist when the caller sees none of it (src/read/upstream/access.ts).
+ */
+async function assertRunVisible(scope: ReadScope, run: RunRef, details: Json): Promise<void> {
+  if (canSee(scope, details)) return;
+  throw await runNotFound(scope, run.name, hiddenAsMissing(scope, runSubject(run)));
 }
 
 /** `dagRunDetails` of the addressed root or child run, and the run as addressed (a sub run's root `latest` resolved). */
@@ -87,13 +101,27 @@ export async function fetchRunDetails(
   run: RunRef,
 ): Promise<{ details: Json; status: number; run: RunRef }> {
   assertDagReadable(scope, run.name);
-  // Dagu resolves `latest` for a root run but not for the root of a sub run: resolve it first.
-  const resolved = run.subRunId === undefined ? run : await withLatestResolved(scope, run);
+  const resolved = run.subRunId === undefined ? run : await withRootChecked(scope, run);
   const route = runRoute(resolved);
   const fetched = await fetchDetails(scope, run, route.prefix, route.params);
   // A child run belongs to its own DAG, which the caller must be allowed to read as well.
   if (run.subRunId !== undefined) assertDagReadable(scope, text(fetched.details.name, 'dagRunDetails.name'));
+  await assertRunVisible(scope, run, fetched.details);
   return { ...fetched, run: resolved };
+}
+
+/**
+ * A child run's root: Dagu resolves `latest` for a root run but not for the root of a sub run, so it is
+ * resolved first; a caller narrowed to some workspaces must see the root run too, whatever the child's
+ * own workspace (both are read, both must be visible).
+ */
+async function withRootChecked(scope: ReadScope, run: RunRef): Promise<RunRef> {
+  if (scope.call.access.everyWorkspace) return withLatestResolved(scope, run);
+  const root: RunRef = { name: run.name, dagRunId: run.dagRunId };
+  const { details } = await fetchDetails(scope, root, '/dag-runs/{name}/{dagRunId}', { ...root });
+  // A hidden root is answered as a root run that does not exist.
+  await assertRunVisible(scope, root, details);
+  return { ...run, dagRunId: text(details.dagRunId, 'dagRunDetails.dagRunId') };
 }
 
 /** The run a request addresses: a root run, or a child run under its root. */

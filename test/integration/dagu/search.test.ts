@@ -122,6 +122,8 @@ describe('dag_search against the real Dagu', () => {
       canReadWorkspace: () => true,
       readsWorkbooks: true,
       unrestricted: false,
+      everyWorkspace: true,
+      exactWorkspaces: undefined,
     };
     assert.deepEqual(names(await read({ target: 'dag_search', search: "sh -c 'echo" }, onlyFails)), [
       dags.fails,

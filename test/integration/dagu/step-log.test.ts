@@ -202,6 +202,8 @@ describe('step_log against the real Dagu', () => {
       canReadWorkspace: () => true,
       readsWorkbooks: true,
       unrestricted: false,
+      everyWorkspace: true,
+      exactWorkspaces: undefined,
     };
     const error = await fail(
       stepLog({ name: dags.twoSteps, dagRunId: runs.twoStepsFirst, stepName: 'step one' }),
@@ -217,6 +219,8 @@ describe('step_log against the real Dagu', () => {
       canReadWorkspace: () => true,
       readsWorkbooks: true,
       unrestricted: false,
+      everyWorkspace: true,
+      exactWorkspaces: undefined,
     };
     const address = { name: dags.parent, dagRunId: runs.parent, subRunId: runs.childSub };
     const child = await read(stepLog({ ...address, stepName: 'inner step' }));

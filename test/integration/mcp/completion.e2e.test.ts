@@ -34,7 +34,7 @@ const RUNS = 'dagu://runs{?name,dagRunId,status*,fromDate,toDate,limit,cursor,la
 const on = gatewayOnTestDagu(() => ({
   AUTH_API_KEYS_FILE: writeKeysFile([
     { name: 'full', key: FULL_KEY },
-    { name: 'two-only', key: SCOPED_KEY, dags: ['two-*'], workspaces: ['ops'] },
+    { name: 'two-only', key: SCOPED_KEY, dags: ['two-*'], workspaces: ['ops', 'default'] },
   ]),
 }));
 
@@ -241,11 +241,11 @@ for (const era of ['modern', 'legacy'] as const) {
         }
         const own = await client.complete(template(RUN, 'dagRunId', '', { name: dags.twoSteps }));
         assert.equal(own.completion.values.length, 3);
-        // workspaces: [ops] (Dagu 1.x has only `default`; the 2.x seed adds `ops`).
+        // workspaces: [ops, default], offered as granted (the seed's DAGs are unlabelled: in `default`).
         const workspaces = (await client.complete(template(WIKI, 'workspace'))).completion.values;
-        assert.deepEqual(workspaces, on.dagu.generation === 1 ? [] : ['ops']);
+        assert.deepEqual(workspaces, ['default', 'ops']);
         if (on.dagu.generation === 2) {
-          const hidden = await client.complete(template(WIKI_PAGE, 'path', '', { workspace: 'default' }));
+          const hidden = await client.complete(template(WIKI_PAGE, 'path', '', { workspace: 'data' }));
           assert.deepEqual(hidden.completion.values, [], "another workspace's pages");
         }
       });

@@ -38,6 +38,22 @@ describe('access policy', () => {
     assert.equal(policy.canReadWorkspace('default'), false);
   });
 
+  it('narrows workspaces, and lists them exactly only when no pattern decides', () => {
+    const dagsOnly = accessPolicyFor(identity({ dags: ['etl-*'] }));
+    assert.deepEqual([dagsOnly.everyWorkspace, dagsOnly.exactWorkspaces], [true, undefined]);
+    const patterns = accessPolicyFor(identity({ workspaces: ['ops', 'team-*'] }));
+    assert.deepEqual([patterns.everyWorkspace, patterns.exactWorkspaces], [false, undefined]);
+    const names = accessPolicyFor(identity({ workspaces: ['ops', 'data', 'ops'] }));
+    assert.deepEqual([names.everyWorkspace, names.exactWorkspaces], [false, ['ops', 'data']]);
+    // Workspace scopes are exact names, narrowed further by the key's or claim's patterns.
+    const scoped = accessPolicyFor(
+      identity({ workspaces: ['team-*'], scopeWorkspaces: ['team-red', 'ops'] }),
+    );
+    assert.deepEqual(scoped.exactWorkspaces, ['team-red']);
+    assert.equal(scoped.canReadWorkspace('ops'), false);
+    assert.equal(scoped.unrestricted, false);
+  });
+
   it('lets a glob that cannot be compiled match nothing but its own literal text', () => {
     const policy = accessPolicyFor(identity({ dags: ['[z-a]'] }));
     for (const name of ['z', 'a', 'etl']) assert.equal(policy.canReadDag(name), false, name);

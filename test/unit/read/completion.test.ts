@@ -136,7 +136,10 @@ describe('field completion', () => {
 
   test('workspace: default and every workspace of the DAGs and the wiki the caller may read; a failing wiki is left out', async () => {
     const { completions } = scripted({
-      dags: () => ok({ items: [{ workspace: 'ops' }, { workspace: 'hidden' }, { workspace: '' }] }),
+      dags: () =>
+        ok({
+          items: [{ labels: ['workspace=ops'] }, { labels: ['workspace=hidden', 'team=x'] }, { labels: [] }],
+        }),
       wiki: () => ok({ items: [{ workspace: 'docs' }, { workspace: 'ops' }] }),
     });
     const access: AccessPolicy = {
@@ -144,14 +147,22 @@ describe('field completion', () => {
       canReadWorkspace: (workspace) => workspace !== 'hidden',
       readsWorkbooks: false,
       unrestricted: false,
+      everyWorkspace: false,
+      exactWorkspaces: undefined,
     };
     assert.deepEqual((await values(completions, fieldRequest('workspace', ''), 100, { access })).values, [
       'default',
       'ops',
       'docs',
     ]);
+    // Workspaces the grants name are offered even when no DAG or page of theirs is listed.
+    const granted = { ...access, exactWorkspaces: ['granted'] };
+    assert.deepEqual(
+      (await values(completions, fieldRequest('workspace', ''), 100, { access: granted })).values,
+      ['default', 'granted', 'ops', 'docs'],
+    );
     const withoutWiki = scripted({
-      dags: () => ok({ items: [{ workspace: 'ops' }] }),
+      dags: () => ok({ items: [{ labels: ['workspace=ops'] }] }),
       wiki: () => failed('resource_unavailable'),
     });
     assert.deepEqual((await values(withoutWiki.completions, fieldRequest('workspace', 'o'))).values, ['ops']);

@@ -19,6 +19,8 @@ const NO_SECRET: AccessPolicy = {
   canReadWorkspace: () => true,
   readsWorkbooks: true,
   unrestricted: false,
+  everyWorkspace: true,
+  exactWorkspaces: undefined,
 };
 
 function read(target: 'foreach_items' | 'foreach_item', fields: ReadFields, raw?: string): ResolvedRead {

@@ -20,6 +20,8 @@ const LIMITED: AccessPolicy = {
   canReadWorkspace: (workspace) => workspace !== 'hidden',
   readsWorkbooks: true,
   unrestricted: false,
+  everyWorkspace: false,
+  exactWorkspaces: undefined,
 };
 
 function searchRead(fields: ReadFields): ResolvedRead {
@@ -74,6 +76,14 @@ describe('dag_search mapping (2.x body shape)', () => {
       (data.results as Array<Record<string, unknown>>).map((result) => result.name),
       ['etl.daily', 'team x'],
     );
+  });
+
+  test('a DAG whose workspace label is malformed (no workspace in the feed) is left out for a narrowed caller', () => {
+    const names = (data: Record<string, unknown>) =>
+      (data.results as Array<Record<string, unknown>>).map((result) => result.name);
+    assert.deepEqual(names(mapDagSearchFeed(FEED, LIMITED, new Set(['etl.daily']))), ['team x']);
+    // A DAG of that name that the feed places in a workspace is judged by that workspace.
+    assert.deepEqual(names(mapDagSearchFeed(FEED, LIMITED, new Set(['team x']))), ['etl.daily', 'team x']);
   });
 
   test('the last page has no nextCursor', () => {

@@ -39,6 +39,8 @@ const NO_SECRET: AccessPolicy = {
   canReadWorkspace: () => true,
   readsWorkbooks: true,
   unrestricted: false,
+  everyWorkspace: true,
+  exactWorkspaces: undefined,
 };
 
 const readStepLog = stepLogTargets.step_log.handle;

@@ -20,6 +20,8 @@ const NO_HIDDEN: AccessPolicy = {
   canReadWorkspace: (workspace) => workspace !== 'hidden',
   readsWorkbooks: true,
   unrestricted: false,
+  everyWorkspace: false,
+  exactWorkspaces: undefined,
 };
 
 function wikiRead(

@@ -96,6 +96,8 @@ describe('explainMissingForeachRoutes', () => {
         canReadWorkspace: () => true,
         readsWorkbooks: true,
         unrestricted: false,
+        everyWorkspace: true,
+        exactWorkspaces: undefined,
       },
     });
     await rejectsWith(explainMissingForeachRoutes(denied.scope, RUN, 'each'), 'unauthorized');
