@@ -266,6 +266,31 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
   await host.ready();
   if (jwks) void jwks.refresh();
 
+  const hinted = new Set<string>();
+  /**
+   * A token refused for an `iss` that differs from a configured issuer only by a trailing slash: the
+   * setting is wrong, not the token. Said once per such issuer (the `iss` of a validly shaped token
+   * only; its signature is not checked, so nothing else of it is trusted or logged).
+   */
+  function hintTrailingSlash(token: string): void {
+    const bare = (issuer: string) => issuer.replace(/\/+$/, '');
+    let iss: unknown;
+    try {
+      iss = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { iss?: unknown })
+        .iss;
+    } catch {
+      return;
+    }
+    if (typeof iss !== 'string' || hinted.has(iss) || hinted.size >= 8) return;
+    const configured = issuers?.find((issuer) => issuer !== iss && bare(issuer) === bare(iss));
+    if (configured === undefined) return;
+    hinted.add(iss);
+    log.warn(
+      { configured, tokenIssuer: iss },
+      'tokens are refused as wrong_issuer: their iss differs from AUTH_JWT_ISSUER only by a trailing slash; set AUTH_JWT_ISSUER to the issuer the provider reports',
+    );
+  }
+
   /**
    * The claims of a valid token. A JWKS verification stays cached only while the set still publishes
    * the token's key (by `kid`): once a refresh drops it, the token is refused at once. A token without
@@ -288,7 +313,9 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
       try {
         claims = await verifyToken(token);
       } catch (error) {
-        return fail(reasonFor(error));
+        const reason = reasonFor(error);
+        if (reason === 'wrong_issuer') hintTrailingSlash(token);
+        return fail(reason);
       }
       if (claims === KEY_LEFT_THE_SET) return fail('invalid_token');
       const identity =

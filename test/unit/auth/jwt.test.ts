@@ -122,6 +122,32 @@ describe('JWT with issuer and audience configured', () => {
     );
     assert.equal(await reasonOf(verifier, sign({ aud: 'dagu-mcp' })), 'wrong_issuer');
   });
+  it('says once when a refused token names the configured issuer with a trailing slash more or less', async () => {
+    const log = recordingLog();
+    const verifier = await createJwtVerifier({
+      secret: SECRET,
+      issuer: 'https://idp.example/realms/dagu/',
+      log,
+    });
+    try {
+      const token = signJwt(daguClaims({ iss: 'https://idp.example/realms/dagu' }), {
+        alg: 'HS256',
+        key: SECRET,
+      });
+      assert.equal(await reasonOf(verifier, token), 'wrong_issuer');
+      assert.equal(await reasonOf(verifier, token), 'wrong_issuer');
+      const other = signJwt(daguClaims({ iss: 'https://other.example' }), { alg: 'HS256', key: SECRET });
+      assert.equal(await reasonOf(verifier, other), 'wrong_issuer');
+      const hints = log
+        .text()
+        .split('\n')
+        .filter((line) => line.includes('only by a trailing slash'));
+      assert.equal(hints.length, 1, log.text());
+      assert.match(hints[0]!, /"tokenIssuer":"https:\/\/idp\.example\/realms\/dagu"/);
+    } finally {
+      await verifier.close();
+    }
+  });
 });
 
 describe('JWT with a public key', () => {
