@@ -236,11 +236,9 @@ export async function createAuthenticator(
   const { auth } = config;
   const surface = options.surface ?? 'mcp';
   // AUTH_JWT_ISSUER alone is JWKS mode too, its set found through the issuer's discovery document.
-  const jwtConfigured =
-    auth.jwtSecret !== undefined ||
-    auth.jwtPublicKey !== undefined ||
-    auth.jwksUrl !== undefined ||
-    auth.jwtIssuer !== undefined;
+  const jwtConfigured = [auth.jwtSecret, auth.jwtPublicKey, auth.jwksUrl, auth.jwtIssuer].some(
+    (value) => value !== undefined,
+  );
 
   if (auth.apiKeysFile === undefined && !jwtConfigured) return anonymousAuthenticator(config, log);
   warnIgnoredSettings(auth, jwtConfigured, log);

@@ -111,6 +111,22 @@ async function fetchJwks(
   return next;
 }
 
+/** Logs the keys a fetched set no longer holds: tokens signed with them are refused from now on. */
+function reportDropped(before: VerificationKey[], next: VerificationKey[], url: string, log: Log): void {
+  const dropped = before.filter((key) => !next.some((kept) => kept.pem === key.pem));
+  if (dropped.length === 0) return;
+  log.info(
+    { url, droppedKids: dropped.map((key) => key.kid ?? null) },
+    'the JWKS no longer publishes some keys: tokens signed with them are refused from now on',
+  );
+}
+
+function assertAsymmetric(alg: unknown): asserts alg is AsymmetricAlgorithm {
+  if (typeof alg !== 'string' || !(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) {
+    throw new JwksKeyError('wrong_algorithm', `algorithm ${String(alg)} is not accepted`);
+  }
+}
+
 /** A JWKS client on node:crypto alone: JWK → KeyObject → PEM, cached, refreshed, fetches coalesced. */
 export function createJwksCache(url: string, options: JwksOptions = {}): JwksCache {
   const log = options.log ?? silentLog;
@@ -130,16 +146,10 @@ export function createJwksCache(url: string, options: JwksOptions = {}): JwksCac
     try {
       const next = await fetchJwks(url, timeoutMs, maxBytes, log);
       if (next.length === 0) log.warn({ url }, 'the JWKS holds no RS256 or ES256 signing key');
-      const dropped = keys.filter((key) => !next.some((kept) => kept.pem === key.pem));
+      reportDropped(keys, next, url, log);
       keys = next;
       fetchedAt = Date.now();
       log.debug({ url, keys: next.length }, 'JWKS fetched');
-      if (dropped.length > 0) {
-        log.info(
-          { url, droppedKids: dropped.map((key) => key.kid ?? null) },
-          'the JWKS no longer publishes some keys: tokens signed with them are refused from now on',
-        );
-      }
       options.onRefresh?.(next.map((key) => key.kid));
     } catch (error) {
       log.warn(
@@ -169,12 +179,7 @@ export function createJwksCache(url: string, options: JwksOptions = {}): JwksCac
 
   return {
     async keyFor(header) {
-      if (
-        typeof header.alg !== 'string' ||
-        !(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(header.alg)
-      ) {
-        throw new JwksKeyError('wrong_algorithm', `algorithm ${String(header.alg)} is not accepted`);
-      }
+      assertAsymmetric(header.alg);
       refreshIfStale();
       let key = lookup(header.kid);
       if (key === undefined) {

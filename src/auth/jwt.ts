@@ -192,17 +192,52 @@ const KEY_LEFT_THE_SET = Symbol('key left the JWKS');
 /** Per-call verify options: a verifier of its own, without a cache. */
 const UNCACHED = { cache: false } as const;
 
-/** The `kid` of a token's header, when it has a readable one. */
-function headerKid(token: string): string | undefined {
+/** A JSON part of a token (0: header, 1: payload) as an object, when it is readable. */
+function tokenPart(token: string, index: 0 | 1): Record<string, unknown> | undefined {
   try {
-    const header: unknown = JSON.parse(
-      Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString(),
-    );
-    const kid = (header as { kid?: unknown } | null)?.kid;
-    return typeof kid === 'string' ? kid : undefined;
+    const part: unknown = JSON.parse(Buffer.from(token.split('.')[index] ?? '', 'base64url').toString());
+    return typeof part === 'object' && part !== null ? (part as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The claims of a valid token. A JWKS verification stays cached only while the set still publishes
+ * the token's key (by `kid`): once a refresh drops it, the token is refused at once. A token without
+ * a readable `kid` names no key to check for, so it is verified afresh each time (about 3 µs more).
+ */
+async function verifyToken(
+  host: FastifyInstance,
+  jwks: JwksCache | undefined,
+  token: string,
+): Promise<unknown> {
+  if (jwks === undefined) return host.jwt.verify(token);
+  const kid = tokenPart(token, 0)?.kid;
+  if (typeof kid !== 'string') return host.jwt.verify(token, UNCACHED);
+  const claims: unknown = await host.jwt.verify(token);
+  return jwks.publishes(kid) ? claims : KEY_LEFT_THE_SET;
+}
+
+/**
+ * For a token refused as wrong_issuer: when its `iss` differs from a configured issuer only by a
+ * trailing slash, the setting is wrong, not the token. Said once per such issuer (at most 8); only
+ * the `iss` of the unverified token is read and logged.
+ */
+function trailingSlashHint(issuers: readonly string[] | undefined, log: Log): (token: string) => void {
+  const hinted = new Set<string>();
+  const bare = (issuer: string) => issuer.replace(/\/+$/, '');
+  return (token) => {
+    const iss = tokenPart(token, 1)?.iss;
+    if (typeof iss !== 'string' || hinted.has(iss) || hinted.size >= 8) return;
+    const configured = issuers?.find((issuer) => issuer !== iss && bare(issuer) === bare(iss));
+    if (configured === undefined) return;
+    hinted.add(iss);
+    log.warn(
+      { configured, tokenIssuer: iss },
+      'tokens are refused as wrong_issuer: their iss differs from AUTH_JWT_ISSUER only by a trailing slash; set AUTH_JWT_ISSUER to the issuer the provider reports',
+    );
+  };
 }
 
 /**
@@ -266,43 +301,7 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
   await host.ready();
   if (jwks) void jwks.refresh();
 
-  const hinted = new Set<string>();
-  /**
-   * A token refused for an `iss` that differs from a configured issuer only by a trailing slash: the
-   * setting is wrong, not the token. Said once per such issuer (the `iss` of a validly shaped token
-   * only; its signature is not checked, so nothing else of it is trusted or logged).
-   */
-  function hintTrailingSlash(token: string): void {
-    const bare = (issuer: string) => issuer.replace(/\/+$/, '');
-    let iss: unknown;
-    try {
-      iss = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { iss?: unknown })
-        .iss;
-    } catch {
-      return;
-    }
-    if (typeof iss !== 'string' || hinted.has(iss) || hinted.size >= 8) return;
-    const configured = issuers?.find((issuer) => issuer !== iss && bare(issuer) === bare(iss));
-    if (configured === undefined) return;
-    hinted.add(iss);
-    log.warn(
-      { configured, tokenIssuer: iss },
-      'tokens are refused as wrong_issuer: their iss differs from AUTH_JWT_ISSUER only by a trailing slash; set AUTH_JWT_ISSUER to the issuer the provider reports',
-    );
-  }
-
-  /**
-   * The claims of a valid token. A JWKS verification stays cached only while the set still publishes
-   * the token's key (by `kid`): once a refresh drops it, the token is refused at once. A token without
-   * a readable `kid` names no key to check for, so it is verified afresh each time (about 3 µs more).
-   */
-  async function verifyToken(token: string): Promise<unknown> {
-    if (jwks === undefined) return host.jwt.verify(token);
-    const kid = headerKid(token);
-    if (kid === undefined) return host.jwt.verify(token, UNCACHED);
-    const claims: unknown = await host.jwt.verify(token);
-    return jwks.publishes(kid) ? claims : KEY_LEFT_THE_SET;
-  }
+  const hintTrailingSlash = trailingSlashHint(issuers, log);
   log.info({ mode, algorithms, issuers, audiences }, 'JWT verification enabled');
 
   return {
@@ -311,7 +310,7 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
     async verify(token) {
       let claims: unknown;
       try {
-        claims = await verifyToken(token);
+        claims = await verifyToken(host, jwks, token);
       } catch (error) {
         const reason = reasonFor(error);
         if (reason === 'wrong_issuer') hintTrailingSlash(token);
