@@ -110,6 +110,8 @@ export interface HeadlessProviderOptions {
   scope?: string;
   /** Where the authorization server sends the code; nothing listens there. */
   redirectUrl?: string;
+  /** The user agent that answers the provider's pages; default authorizeHeadless (oidc-provider's). */
+  userAgent?: (authorizationUrl: URL, user: UserCredentials) => Promise<CallbackParams>;
 }
 
 /**
@@ -128,9 +130,13 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
   private discovery: OAuthDiscoveryState | undefined;
   private pending: Promise<CallbackParams> | undefined;
   private readonly user: UserCredentials;
+  private readonly userAgent: NonNullable<HeadlessProviderOptions['userAgent']>;
+  /** Every authorization URL the SDK sent the user to, oldest first. */
+  readonly authorizationUrls: URL[] = [];
 
   constructor(options: HeadlessProviderOptions) {
     this.user = options.user;
+    this.userAgent = options.userAgent ?? authorizeHeadless;
     // A loopback redirect URI of a native application (RFC 8252); the port is never opened.
     this.redirectUrl = options.redirectUrl ?? 'http://127.0.0.1:9/oauth/callback';
     this.clientMetadata = {
@@ -161,7 +167,8 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
   }
   redirectToAuthorization(authorizationUrl: URL): void {
     this.authorizations += 1;
-    this.pending = authorizeHeadless(authorizationUrl, this.user);
+    this.authorizationUrls.push(authorizationUrl);
+    this.pending = this.userAgent(authorizationUrl, this.user);
     // Awaited by callbackParams(); kept from being reported as unhandled in between.
     this.pending.catch(() => {});
   }
