@@ -15,7 +15,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ROOT } from './bin.ts';
 import { isCI } from './ci.ts';
 import { freePort } from './dagu.ts';
-import type { CallbackParams, UserCredentials } from './oauth-clients.ts';
+import { type CallbackParams, type UserCredentials, walkToRedirect } from './oauth-clients.ts';
 
 /** kc.sh of the installed Keycloak, or why there is none (a failure under CI). */
 export function keycloakScript(): { path: string } | { reason: string } {
@@ -322,48 +322,12 @@ function firstForm(
 }
 
 /**
- * Plays the user's browser at Keycloak: follows the authorization URL, fills the login form, accepts
- * the consent page, until Keycloak redirects outside its origin (the client's redirect URI, never
- * requested) and returns that redirect's query (`code`, `state`, `iss`, or `error`).
+ * The user agent at Keycloak: fills the login form, accepts the consent page, and returns what came
+ * back to the redirect URI (`code`, `state`, `iss`, or `error`).
  */
-export async function authorizeWithKeycloak(
-  authorizationUrl: URL,
-  user: UserCredentials,
-): Promise<CallbackParams> {
-  const origin = authorizationUrl.origin;
-  const jar = new Map<string, string>();
-  const request = async (target: URL, init: RequestInit = {}): Promise<Response> => {
-    const response = await fetch(target, {
-      ...init,
-      redirect: 'manual',
-      headers: {
-        ...(init.headers as Record<string, string>),
-        cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '),
-      },
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const at = pair.indexOf('=');
-      const value = pair.slice(at + 1).trim();
-      if (value === '' || /max-age=0\b/i.test(line)) jar.delete(pair.slice(0, at).trim());
-      else jar.set(pair.slice(0, at).trim(), value);
-    }
-    return response;
-  };
-  let next = authorizationUrl;
-  let init: RequestInit = {};
-  for (let step = 0; step < 20; step += 1) {
-    const response = await request(next, init);
-    init = {};
-    if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel();
-      const location = new URL(response.headers.get('location') ?? '', next);
-      if (location.origin !== origin) return location.searchParams;
-      next = location;
-      continue;
-    }
-    const html = await response.text();
-    const form = firstForm(html);
+export function authorizeWithKeycloak(authorizationUrl: URL, user: UserCredentials): Promise<CallbackParams> {
+  return walkToRedirect(authorizationUrl, ({ url, status, text }) => {
+    const form = firstForm(text);
     const fields = new URLSearchParams();
     for (const [name, value] of form?.inputs ?? []) fields.set(name, value);
     if (form?.inputs.has('username') && form.inputs.has('password')) {
@@ -373,17 +337,11 @@ export async function authorizeWithKeycloak(
       // The consent page's "Yes" button.
       fields.set('accept', '');
     } else {
-      const feedback = /class="[^"]*kc-feedback-text[^"]*"[^>]*>([^<]*)</.exec(html)?.[1]?.trim();
+      const feedback = /class="[^"]*kc-feedback-text[^"]*"[^>]*>([^<]*)</.exec(text)?.[1]?.trim();
       throw new Error(
-        `Keycloak stopped at ${next.pathname}: HTTP ${response.status} ${feedback ?? /<form[\s\S]*?<\/form>/.exec(html)?.[0] ?? html.slice(0, 300)}`,
+        `Keycloak stopped at ${url.pathname}: HTTP ${status} ${feedback ?? /<form[\s\S]*?<\/form>/.exec(text)?.[0] ?? text.slice(0, 300)}`,
       );
     }
-    next = new URL(form.action, next);
-    init = {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: fields.toString(),
-    };
-  }
-  throw new Error('authorization did not reach the redirect URI within 20 steps');
+    return { url: new URL(form.action, url), form: fields };
+  });
 }

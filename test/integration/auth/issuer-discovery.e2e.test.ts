@@ -6,13 +6,13 @@
 // naming the provider's issuer.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/client';
 import { type CapturedGateway, startCapturedGateway } from '../../support/auth-fixtures.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import {
   connectWithOAuth,
   HeadlessOAuthProvider,
   type OAuthConnection,
+  readDags,
 } from '../../support/oauth-clients.ts';
 import {
   type AuthorizationServer,
@@ -47,16 +47,6 @@ after(async () => {
   await as?.stop();
   await dagu?.stop();
 });
-
-/** The names in a `dags` read; fails on a tool error. */
-async function readDags(client: Client): Promise<string[]> {
-  const result = (await client.callTool({ name: 'dagu_read', arguments: { target: 'dags' } })) as {
-    isError?: boolean;
-    structuredContent?: { data?: { items?: Array<{ name: string }> } };
-  };
-  assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
-  return (result.structuredContent?.data?.items ?? []).map((item) => item.name);
-}
 
 describe('AUTH_JWT_ISSUER alone (the JWKS URL from discovery)', () => {
   test("reads the JWKS URL from the issuer's OpenID configuration at start-up", () => {

@@ -31,6 +31,7 @@ import {
   connectWithOAuth,
   HeadlessOAuthProvider,
   type OAuthConnection,
+  readDags,
 } from '../../support/oauth-clients.ts';
 import { writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 
@@ -50,16 +51,6 @@ const open: OAuthConnection[] = [];
 
 const decodeJwt = (token: string): Record<string, unknown> =>
   JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
-
-/** The names in a `dags` read; fails on a tool error. */
-async function readDags(client: Client): Promise<string[]> {
-  const result = (await client.callTool({ name: 'dagu_read', arguments: { target: 'dags' } })) as {
-    isError?: boolean;
-    structuredContent?: { data?: { items?: Array<{ name: string }> } };
-  };
-  assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
-  return (result.structuredContent?.data?.items ?? []).map((item) => item.name);
-}
 
 const gatewayEnv = (port: number, issuer: string): Record<string, string> => ({
   PORT: String(port),
