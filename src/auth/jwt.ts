@@ -220,9 +220,9 @@ async function verifyToken(
 }
 
 /**
- * For a token refused as wrong_issuer: when its `iss` differs from a configured issuer only by a
- * trailing slash, the setting is wrong, not the token. Said once per such issuer (at most 8); only
- * the `iss` of the unverified token is read and logged.
+ * For a token refused as wrong_issuer (fast-jwt checks claims after the signature, so its `iss` is
+ * the key holder's): when it differs from a configured issuer only by a trailing slash, the setting
+ * is wrong, not the token. Said once per such issuer, for at most 8.
  */
 function trailingSlashHint(issuers: readonly string[] | undefined, log: Log): (token: string) => void {
   const hinted = new Set<string>();
