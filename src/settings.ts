@@ -135,8 +135,13 @@ const SETTING_TEXT = {
   AUTH_API_KEYS_FILE: { help: 'YAML or JSON file of API keys (SHA-256 hashes; `npm run keygen`)' },
   AUTH_JWT_SECRET: { help: 'HS256 shared secret for caller JWTs' },
   AUTH_JWT_PUBLIC_KEY: { help: 'RS256/ES256 public key for caller JWTs: PEM text or a PEM file path' },
-  AUTH_JWKS_URL: { help: 'URL of a JSON Web Key Set for caller JWTs', allowed: 'an http:// or https:// URL' },
-  AUTH_JWT_ISSUER: { help: 'accepted JWT `iss` values, comma-separated' },
+  AUTH_JWKS_URL: {
+    help: "URL of a JSON Web Key Set for caller JWTs (unset with AUTH_JWT_ISSUER: read from the issuer's metadata)",
+    allowed: 'an http:// or https:// URL',
+  },
+  AUTH_JWT_ISSUER: {
+    help: 'accepted JWT `iss` values, comma-separated; alone (no other JWT setting), one issuer whose discovery document gives the JWKS URL at start',
+  },
   AUTH_JWT_AUDIENCE: { help: 'accepted JWT `aud` values, comma-separated' },
   AUTH_READ_SCOPE: {
     help: 'OAuth scope a token needs to use the MCP endpoint',
