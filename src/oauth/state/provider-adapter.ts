@@ -47,6 +47,10 @@ const asPayload = (value: unknown): AdapterPayload | undefined =>
     ? (value as AdapterPayload)
     : undefined;
 
+function withoutScope({ scope: _pinned, ...rest }: AdapterPayload): AdapterPayload {
+  return rest;
+}
+
 /** The adapter factory `oidc-provider` takes as its `adapter` option: one adapter per model name. */
 export function providerAdapter(store: RecordStore): (model: string) => ProviderAdapter {
   return (model) => {
@@ -59,7 +63,10 @@ export function providerAdapter(store: RecordStore): (model: string) => Provider
     };
     return {
       async upsert(id, payload, expiresIn) {
-        const writes: Array<Promise<unknown>> = [store.put(key(id), payload, expiresIn)];
+        // A client's registered `scope` is not kept: oidc-provider would pin the client to the scopes it
+        // registered with, and MCP hosts register with the first challenge's scope, then step up.
+        const kept = model === 'Client' ? withoutScope(payload) : payload;
+        const writes: Array<Promise<unknown>> = [store.put(key(id), kept, expiresIn)];
         if (model === 'Session' && typeof payload.uid === 'string') {
           writes.push(store.put(sessionUidKey(payload.uid), id, expiresIn));
         }

@@ -54,9 +54,16 @@ test("revoking a grant removes its code, refresh token and access tokens, and no
   assert.equal(await access.find('a2'), undefined);
 });
 
-test('a model without grants (a client) is stored without an index', async () => {
+test('a client is stored without an index and without its registered scope (no pinning)', async () => {
   const clients = providerAdapter(store)('Client');
-  await clients.upsert('https://host.example/client.json', { client_id: 'x', grantId: 'not-an-index' });
-  assert.equal((await clients.find('https://host.example/client.json'))?.client_id, 'x');
+  await clients.upsert('https://host.example/client.json', {
+    client_id: 'x',
+    scope: 'dagu.read',
+    grantId: 'not-an-index',
+  });
+  assert.deepEqual(await clients.find('https://host.example/client.json'), {
+    client_id: 'x',
+    grantId: 'not-an-index',
+  });
   assert.deepEqual(await store.members('grant:not-an-index'), []);
 });
