@@ -231,6 +231,17 @@ function resolveTargetName(supplied: string): ReadTarget | undefined {
   return Object.hasOwn(DEPRECATED_TARGET_ALIASES, supplied) ? DEPRECATED_TARGET_ALIASES[supplied] : undefined;
 }
 
+/**
+ * The target raw `dagu_read` arguments name as the read will take it: trimmed like every field, a
+ * deprecated alias resolved; undefined when they name no supported target. A check made before the
+ * read (the workbook scope's step-up) uses it, so both see one target for one request.
+ */
+export function suppliedTarget(raw: unknown): ReadTarget | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const target = (raw as Record<string, unknown>).target;
+  return typeof target === 'string' ? resolveTargetName(target.trim()) : undefined;
+}
+
 /** Targets whose target-mode result carries a `uri` (exported for the consistency tests). */
 export const TARGETS_WITH_TARGET_MODE_URI: readonly ReadTarget[] = READ_TARGETS.filter(
   (target) => TARGET_SPECS[target].uriInTargetMode,
