@@ -1,5 +1,5 @@
+import { cutToCodePoints, wellFormed } from '../core/code-points.ts';
 import { READ_INPUT_FIELDS, type ReadInputField } from '../core/contract.ts';
-import { cutToCodePoints, wellFormed } from '../core/cut-text.ts';
 
 /**
  * Fields read specially: `path` goes to `path` or `workbookPath`, `uri` and `query` keep their query

@@ -2,7 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fastifyJwt from '@fastify/jwt';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { cutToCodePoints } from '../core/cut-text.ts';
+import { cutToCodePoints } from '../core/code-points.ts';
 import { type Log, silentLog } from '../core/log.ts';
 import { type Identity, isRole } from './identity.ts';
 import { algorithmForKey, createJwksCache, type JwksCache, JwksKeyError, type JwksOptions } from './jwks.ts';

@@ -1,4 +1,4 @@
-import { cutToCodePoints } from './cut-text.ts';
+import { cutToCodePoints } from './code-points.ts';
 
 /** Longest caller value quoted in an error message; longer ones are cut (inputs may be kilobytes long). */
 const MAX_SHOWN_VALUE = 64;

@@ -11,7 +11,7 @@ import type {
 } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AccessPolicy } from '../core/access.ts';
-import { cutToCodePoints } from '../core/cut-text.ts';
+import { cutToCodePoints } from '../core/code-points.ts';
 import { startDeadline } from '../core/deadline.ts';
 import { MCP_METHODS } from '../core/mcp-methods.ts';
 import type { RefusalReason } from '../core/refusal-reasons.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { cutToCodePoints } from '../core/cut-text.ts';
+import { cutToCodePoints } from '../core/code-points.ts';
 import { type ClientInfo, clientInfoOf, MAX_CLIENT_NAME, MAX_CLIENT_VERSION } from './request-message.ts';
 
 /**

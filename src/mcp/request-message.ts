@@ -1,5 +1,5 @@
 import { CLIENT_INFO_META_KEY } from '@modelcontextprotocol/server';
-import { cutToCodePoints } from '../core/cut-text.ts';
+import { cutToCodePoints } from '../core/code-points.ts';
 
 /**
  * What every transport (HTTP, stdio) does with an incoming JSON-RPC message before the SDK sees it:

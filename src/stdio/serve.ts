@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { UNRESTRICTED_ACCESS } from '../core/access.ts';
-import { cutToCodePoints } from '../core/cut-text.ts';
+import { cutToCodePoints } from '../core/code-points.ts';
 import { type ClientInfo, clientInfoOf, liftArguments, traceContextOf } from '../mcp/request-message.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 

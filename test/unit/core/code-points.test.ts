@@ -1,7 +1,7 @@
 /** Caller text cut for logs, the audit and error messages: whole code points only, never a lone surrogate. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cutToCodePoints, wellFormed } from '../../../src/core/cut-text.ts';
+import { cutToCodePoints, hasLoneSurrogate, wellFormed } from '../../../src/core/code-points.ts';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -44,4 +44,10 @@ test('wellFormed replaces each unpaired surrogate with U+FFFD and leaves pairs a
   assert.equal(wellFormed('\ude00x'), '\uFFFDx');
   assert.equal(wellFormed('\ude00\ud83d'), '\uFFFD\uFFFD');
   assert.equal(wellFormed('\ud83d\ud83d\ude00'), '\uFFFD😀');
+});
+
+test('hasLoneSurrogate: an unpaired half anywhere, never a whole pair', () => {
+  for (const text of ['x\ud83d', '\ude00x', 'a\ud83d\ud83db', '\ude00\ud83d'])
+    assert.equal(hasLoneSurrogate(text), true, text);
+  for (const text of ['', 'plain', 'x😀y', '😀😀']) assert.equal(hasLoneSurrogate(text), false, text);
 });

@@ -1,7 +1,7 @@
 /**
- * Caller-supplied text as logs, the audit and error messages keep it: cut to a number of characters
- * counted in code points, so a cut never ends between the two halves of a surrogate pair (an emoji
- * cut in half is an unpaired surrogate: `"\ud83d"` in JSON, invalid in UTF-8).
+ * Caller-supplied text by code point. Logs, the audit and error messages cut it to a number of
+ * characters counted in code points, so a cut never ends between the two halves of a surrogate pair
+ * (an emoji cut in half is an unpaired surrogate: `"\ud83d"` in JSON, invalid in UTF-8).
  */
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
@@ -19,11 +19,15 @@ export function cutToCodePoints(value: string, max: number): string {
   return value.slice(0, end);
 }
 
-// A high surrogate not followed by a low one, or a low one not preceded by a high one.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// In Unicode mode a well-formed pair is one code point and never matches: only lone surrogates do.
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
+
+/** True when `value` holds an unpaired surrogate (JSON can carry one as `"\ud83d"`; UTF-8 cannot). */
+export const hasLoneSurrogate = (value: string): boolean => LONE_SURROGATE.test(value);
 
 /**
  * `value` with each unpaired surrogate replaced by U+FFFD, as a UTF-8 encoder writes it: a JSON body
  * can carry one (`"\ud83d"`), and a record that keeps it is not valid Unicode.
  */
-export const wellFormed = (value: string): string => value.replace(LONE_SURROGATE, '\uFFFD');
+export const wellFormed = (value: string): string => value.replace(LONE_SURROGATES, '\uFFFD');
