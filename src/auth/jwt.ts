@@ -2,6 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fastifyJwt from '@fastify/jwt';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { cutToCodePoints } from '../core/code-points.ts';
 import { type Log, silentLog } from '../core/log.ts';
 import { type Identity, isRole } from './identity.ts';
 import { algorithmForKey, createJwksCache, type JwksCache, JwksKeyError, type JwksOptions } from './jwks.ts';
@@ -129,7 +130,7 @@ export function identityFromClaims(
   return Object.freeze({
     kind: 'jwt',
     id,
-    name: name === undefined ? id : name.slice(0, 128),
+    name: name === undefined ? id : cutToCodePoints(name, 128),
     role: role ?? 'viewer',
     ...(dags === undefined ? {} : { dags }),
     ...(workspaces === undefined ? {} : { workspaces }),

@@ -11,6 +11,7 @@ import type {
 } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AccessPolicy } from '../core/access.ts';
+import { cutToCodePoints } from '../core/code-points.ts';
 import { startDeadline } from '../core/deadline.ts';
 import { MCP_METHODS } from '../core/mcp-methods.ts';
 import type { RefusalReason } from '../core/refusal-reasons.ts';
@@ -79,9 +80,9 @@ export function unservedReason(
   if (typeof message !== 'object' || message === null) return undefined;
   const { method, params, id } = message as { method?: unknown; params?: { name?: unknown }; id?: unknown };
   if (typeof method !== 'string' || id === undefined || method.startsWith('notifications/')) return undefined;
-  if (!SERVED_METHODS.has(method)) return { reason: 'unknown_method', method: method.slice(0, 64) };
+  if (!SERVED_METHODS.has(method)) return { reason: 'unknown_method', method: cutToCodePoints(method, 64) };
   if (method === 'tools/call' && params?.name !== READ_TOOL_NAME) {
-    const tool = typeof params?.name === 'string' ? params.name.slice(0, 64) : undefined;
+    const tool = typeof params?.name === 'string' ? cutToCodePoints(params.name, 64) : undefined;
     return { reason: 'unknown_tool', method, ...(tool === undefined ? {} : { tool }) };
   }
   return undefined;
@@ -128,7 +129,7 @@ const refuseUnservableBatches =
     const version = request.headers['mcp-protocol-version'];
     if (typeof version === 'string' && version >= BATCHES_REMOVED_IN) {
       return refused(
-        `Invalid Request: protocol revision ${version.slice(0, 32)} has no JSON-RPC batches (removed in ${BATCHES_REMOVED_IN}); send one request per POST.`,
+        `Invalid Request: protocol revision ${cutToCodePoints(version, 32)} has no JSON-RPC batches (removed in ${BATCHES_REMOVED_IN}); send one request per POST.`,
       );
     }
     if (request.body.length > MAX_BATCH_MESSAGES) {
@@ -187,7 +188,7 @@ function prepare(parts: EndpointParts, request: FastifyRequest, reply: FastifyRe
     identity: caller.identity,
     identityKind: caller.identityKind,
     role: caller.role,
-    protocolVersion: typeof protocolVersion === 'string' ? protocolVersion.slice(0, 32) : undefined,
+    protocolVersion: typeof protocolVersion === 'string' ? cutToCodePoints(protocolVersion, 32) : undefined,
     ...client,
     signal: deadline.signal,
     ...(lifted.raw ? { rawArguments: lifted.raw } : {}),

@@ -381,6 +381,11 @@ describe('claims to identity', () => {
     assert.equal(identityFromClaims({ sub: '' }), undefined);
   });
 
+  it('cuts a long user name to 128 code points, an emoji at the cut kept whole', () => {
+    const name = `${'u'.repeat(127)}😀`;
+    assert.equal(identityFromClaims({ sub: 'svc', username: `${name}tail` })?.name, name);
+  });
+
   it('tells JWTs from API keys by shape', () => {
     assert.equal(looksLikeJwt(signJwt(daguClaims(), { alg: 'HS256', key: SECRET })), true);
     assert.equal(looksLikeJwt(signJwt(daguClaims(), { alg: 'none' })), true);
