@@ -82,7 +82,9 @@ export async function authorizeHeadless(
         `authorization stopped at ${next.pathname}: HTTP ${response.status} ${text.slice(0, 300)}`,
       );
     }
-    const { prompt } = JSON.parse(text) as { prompt: string };
+    // The sign-in page answers a non-HTML request with JSON naming where to post the form.
+    const { prompt, post } = JSON.parse(text) as { prompt: string; post?: { url?: string } };
+    if (post?.url === undefined) throw new Error(`the sign-in page named no endpoint to post to: ${text}`);
     const form = new URLSearchParams();
     if (prompt === 'login') {
       form.set('login', user.login);
@@ -92,7 +94,7 @@ export async function authorizeHeadless(
     } else {
       throw new Error(`unexpected interaction prompt ${prompt}`);
     }
-    next = new URL(`${next.pathname}/${prompt === 'login' ? 'login' : 'confirm'}`, origin);
+    next = new URL(post.url);
     init = {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
