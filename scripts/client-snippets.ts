@@ -38,21 +38,22 @@ const TEST_TOOLS = JSON.parse(
  * How the snippets run MCP Inspector: the version the tests pin, on the Node major the tests run it
  * on. Inspector 2.x needs Node 22.19 or newer, and no Inspector that runs on Node 20 has `--header`:
  * `-p node@22` puts an npm-packaged Node 22 first on the PATH of the command npx runs, whatever Node
- * runs npx (Node 20.18.1 and up, as the gateway).
+ * runs npx (Node 20.18.1 and up, as the gateway). `--loglevel=error`: on Node 20 npm would warn that
+ * the Inspector's engines want a newer Node than the one running npm, which is not the one running it.
  */
 export const INSPECTOR = {
   version: TEST_TOOLS.dependencies['@modelcontextprotocol/inspector']!,
   nodeMajor: /@(\d+)\./.exec(TEST_TOOLS.dependencies.node22!)![1]!,
   bin: 'mcp-inspector',
 };
-export const INSPECTOR_NPX = `npx -y -p node@${INSPECTOR.nodeMajor} -p @modelcontextprotocol/inspector@${INSPECTOR.version} ${INSPECTOR.bin}`;
+export const INSPECTOR_NPX = `npx -y --loglevel=error -p node@${INSPECTOR.nodeMajor} -p @modelcontextprotocol/inspector@${INSPECTOR.version} ${INSPECTOR.bin}`;
 
 /**
  * MCP Inspector's v1 web UI, which can connect from the browser itself ("Direct"; the 2.x web UI always
  * goes through its own backend): the release the browser test drives, on Node 22 like the CLI.
  */
 export const INSPECTOR_WEB_VERSION = /@([\d.]+)$/.exec(TEST_TOOLS.dependencies['inspector-web-v1']!)![1]!;
-export const INSPECTOR_WEB_NPX = `npx -y -p node@${INSPECTOR.nodeMajor} -p @modelcontextprotocol/inspector@${INSPECTOR_WEB_VERSION} mcp-inspector`;
+export const INSPECTOR_WEB_NPX = `npx -y --loglevel=error -p node@${INSPECTOR.nodeMajor} -p @modelcontextprotocol/inspector@${INSPECTOR_WEB_VERSION} mcp-inspector`;
 
 /** A gateway flag, looked up in the settings table: a renamed setting breaks here, not in a user's config. */
 function flag(name: SettingName): string {

@@ -188,7 +188,7 @@ const snippets = bearerSnippets
   .map((snippet, index) =>
     access === 'oauth' && snippet.host !== 'MCP Inspector' ? plainSnippets[index]! : snippet,
   )
-  .map((snippet) => `${snippet.host} (${snippet.where}):\n${snippet.text}`)
+  .map((snippet) => `${snippet.host}, in ${snippet.where}:\n${snippet.text}`)
   .join('\n\n');
 
 const accessLine = {
@@ -229,7 +229,7 @@ ${
   config.toolText === 'json'
     ? 'TOOL_TEXT=json: the text of every result carries the JSON of its data.'
     : `A host whose model sees only "Dagu read completed." ignores structured results: start the demo as
-TOOL_TEXT=json npm run demo${oauth ? ' -- --oauth' : ''} (the text then carries the JSON of the data).`
+${process.env.PORT === undefined ? '' : `PORT=${port} `}TOOL_TEXT=json npm run demo${oauth ? ' -- --oauth' : ''} (the text then carries the JSON of the data).`
 }
 Ctrl-C stops the gateway and Dagu. The gateway's log and audit lines follow.
 `);
