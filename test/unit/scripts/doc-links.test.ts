@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import {
   brokenLinks,
@@ -16,6 +16,17 @@ describe('relative links of the README and docs/*.md', () => {
     assert.ok(pages.length > 10, pages.join(', '));
     const problems = pages.flatMap((page) => brokenLinks(page, readFileSync(page, 'utf8')));
     assert.deepEqual(problems, []);
+  });
+
+  test('every page under docs/ is one link away from the README', () => {
+    const readme = join(ROOT, 'README.md');
+    const linked = new Set(
+      relativeLinks(readFileSync(readme, 'utf8')).map((target) => join(ROOT, target.split('#')[0]!)),
+    );
+    const unlinked = documentationPages()
+      .filter((page) => page !== readme && !linked.has(page))
+      .map((page) => relative(ROOT, page));
+    assert.deepEqual(unlinked, []);
   });
 
   test('anchors are spelled as GitHub spells them (code, punctuation, repeats)', () => {
