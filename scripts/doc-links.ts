@@ -18,18 +18,16 @@ export function documentationPages(root = ROOT): string[] {
   ];
 }
 
-/** The text outside fenced code blocks and inline code, where a link or a heading is Markdown. */
-function prose(markdown: string): string {
-  const lines: string[] = [];
+/** The lines of a page with those inside fenced code blocks blanked: Markdown is what is left. */
+function outsideFences(markdown: string): string[] {
   let fence: string | undefined;
-  for (const line of markdown.split('\n')) {
+  return markdown.split('\n').map((line) => {
     const opener = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
     if (fence === undefined && opener !== undefined) fence = opener;
     else if (fence !== undefined && opener !== undefined && line.trim().startsWith(fence)) fence = undefined;
-    else if (fence === undefined) lines.push(line.replace(/(`+)[^`]*?\1/g, ''));
-    else lines.push('');
-  }
-  return lines.join('\n');
+    else if (fence === undefined) return line;
+    return '';
+  });
 }
 
 /**
@@ -40,15 +38,7 @@ function prose(markdown: string): string {
 export function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
-  let fence: string | undefined;
-  for (const line of markdown.split('\n')) {
-    const opener = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
-    if (opener !== undefined) {
-      if (fence === undefined) fence = opener;
-      else if (line.trim().startsWith(fence)) fence = undefined;
-      continue;
-    }
-    if (fence !== undefined) continue;
+  for (const line of outsideFences(markdown)) {
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1];
     if (heading === undefined) continue;
     const slug = heading
@@ -65,7 +55,10 @@ export function headingAnchors(markdown: string): Set<string> {
 
 /** The relative links of a page: `[text](target)` and `[text](target#anchor)`, outside code. */
 export function relativeLinks(markdown: string): string[] {
-  return [...prose(markdown).matchAll(/\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)]
+  const prose = outsideFences(markdown)
+    .map((line) => line.replace(/(`+)[^`]*?\1/g, ''))
+    .join('\n');
+  return [...prose.matchAll(/\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)]
     .map((match) => match[1]!)
     .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
 }
