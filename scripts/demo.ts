@@ -144,15 +144,19 @@ const config = loadConfig({
 const gateway = await buildApp(config, { logger: { stream: process.stdout } });
 libraryOutput.attach(gateway.app.log);
 
-let stopping = false;
-const stop = async (code = 0) => {
-  if (stopping) return;
-  stopping = true;
+/** Stops what the demo started, the gateway first. */
+async function closeAll(): Promise<void> {
   await gateway.close();
   await authServer?.stop();
   await dagu.stop();
   await workbooks.cleanup();
-  process.exit(code);
+}
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await closeAll();
+  process.exit(0);
 };
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
@@ -164,10 +168,7 @@ try {
   if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
   heldOutput.length = 0;
   process.stdout.write = print;
-  await gateway.close();
-  await authServer?.stop();
-  await dagu.stop();
-  await workbooks.cleanup();
+  await closeAll();
   portInUse();
 }
 const mcpUrl = `http://${HOST}:${config.port}${config.mcpPath}`;
