@@ -28,7 +28,8 @@ async function main(): Promise<void> {
     }
     stdio = command.stdio;
     loadDotEnv();
-    config = loadConfig({ ...process.env, ...command.settings });
+    // A stdio host shows our stderr beside its own output: there the log defaults to warnings and errors.
+    config = loadConfig({ ...(stdio ? { LOG_LEVEL: 'warn' } : {}), ...process.env, ...command.settings });
   } catch (error) {
     if (error instanceof ConfigError || error instanceof CommandLineError) {
       process.stderr.write(`${error.message}\n`);

@@ -306,6 +306,8 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
   app.route({
     method: ['GET', 'DELETE'],
     url: options.path,
+    // Every initialize-era client tries GET (a stream) and DELETE (a session end): routine, as quiet as POST.
+    ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
     onRequest: methodNotAllowed,
     handler: methodNotAllowed,
   });

@@ -108,7 +108,9 @@ export function authorizeHeadless(
     if (status !== 200 || interaction === null) {
       throw new Error(`authorization stopped at ${url.pathname}: HTTP ${status} ${text.slice(0, 300)}`);
     }
-    const { prompt } = JSON.parse(text) as { prompt: string };
+    // The sign-in page answers a non-HTML request with JSON naming where to post the form.
+    const { prompt, post } = JSON.parse(text) as { prompt: string; post?: { url?: string } };
+    if (post?.url === undefined) throw new Error(`the sign-in page named no endpoint to post to: ${text}`);
     const form = new URLSearchParams();
     if (prompt === 'login') {
       form.set('login', user.login);
@@ -118,7 +120,7 @@ export function authorizeHeadless(
     } else {
       throw new Error(`unexpected interaction prompt ${prompt}`);
     }
-    return { url: new URL(`${url.pathname}/${prompt === 'login' ? 'login' : 'confirm'}`, url), form };
+    return { url: new URL(post.url), form };
   });
 }
 

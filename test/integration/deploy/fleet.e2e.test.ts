@@ -187,10 +187,10 @@ describe('a fleet of three replicas behind HAProxy loses nothing', () => {
     if (home !== '') rmSync(home, { recursive: true, force: true });
   });
 
-  test('the README shows the HAProxy configuration this test runs', () => {
-    const readme = readFileSync(repoPath('README.md'), 'utf8');
+  test('docs/replicas.md shows the HAProxy configuration this test runs', () => {
+    const readme = readFileSync(repoPath('docs', 'replicas.md'), 'utf8');
     const config = readFileSync(repoPath('deploy', 'haproxy', 'haproxy.cfg'), 'utf8');
-    assert.ok(readme.includes(`\`\`\`haproxy\n${config}\`\`\``), 'README.md: Running several replicas');
+    assert.ok(readme.includes(`\`\`\`haproxy\n${config}\`\`\``), 'docs/replicas.md');
   });
 
   test('rolling restart, SIGKILL, Redis and Dagu restarts: the calls counted', { skip }, async () => {

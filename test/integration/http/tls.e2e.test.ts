@@ -3,15 +3,17 @@
 // HTTP/2, plain HTTP refused on the TLS port, and a renewed certificate (renamed over the served
 // files) shown to new connections without a restart while an invalid one is refused and logged.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as http2Connect } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
+import { ROOT } from '../../support/bin.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { CONNECTORS } from '../../support/gateway.ts';
+import { runToEnd } from '../../support/run.ts';
 import {
   createTestCa,
   type IssuedCertificate,
@@ -231,4 +233,43 @@ describe('start-up with TLS files that cannot serve', () => {
     const config = loadConfig({ ...base(), TLS_CERT_FILE: first.certFile, TLS_KEY_FILE: second.keyFile });
     await assert.rejects(buildApp(config, { logger: false }), /^Error: TLS_KEY_FILE: /);
   });
+});
+
+test("docs/https.md's development certificate, made by its openssl line as written: served, and trusted by Node through NODE_EXTRA_CA_CERTS for both names", async () => {
+  const page = readFileSync(join(ROOT, 'docs', 'https.md'), 'utf8');
+  const line = page.split('\n').find((entry) => entry.startsWith('openssl req -x509'));
+  assert.ok(line, 'the openssl line');
+  const folder = mkdtempSync(join(tmpdir(), 'gateway-dev-cert-'));
+  try {
+    const made = await runToEnd('openssl', line.split(' ').slice(1), {
+      cwd: folder,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
+    assert.equal(made.code, 0, made.stderr);
+    const served = await startTlsGateway({
+      DAGU_URL: 'http://127.0.0.1:9',
+      TLS_CERT_FILE: join(folder, 'dev-cert.pem'),
+      TLS_KEY_FILE: join(folder, 'dev-key.pem'),
+    });
+    try {
+      // A separate Node, as a client is: NODE_EXTRA_CA_CERTS is read when Node starts.
+      const script = `for (const host of ['127.0.0.1', 'localhost']) { const answer = await fetch('https://' + host + ':${served.port}/healthz'); console.log(host, answer.status); }`;
+      const ran = await runToEnd(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: folder,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_EXTRA_CA_CERTS: 'dev-cert.pem' },
+      });
+      assert.equal(ran.code, 0, ran.stderr);
+      assert.deepEqual(ran.stdout.trim().split('\n'), ['127.0.0.1 200', 'localhost 200']);
+      // Without it the same client refuses the certificate.
+      const untrusted = await runToEnd(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: folder,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      });
+      assert.notEqual(untrusted.code, 0);
+    } finally {
+      await served.close();
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 });
