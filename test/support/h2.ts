@@ -46,6 +46,27 @@ export function http2Post(
   });
 }
 
+/** The status and text body of a GET over a node:http2 session. */
+export function http2Get(
+  session: ClientHttp2Session,
+  path: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':path': path });
+    let status = 0;
+    let text = '';
+    stream.on('response', (answer) => {
+      status = Number(answer[':status']);
+    });
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    stream.on('end', () => resolve({ status, text }));
+    stream.on('error', reject);
+  });
+}
+
 /** What became of a stream that did not send its whole body in time. */
 export interface StalledStream {
   status: number;

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { bearer, newApiKey, postMcp, toolCallBody, writeKeysFile } from '../../support/auth-fixtures.ts';
 import { type BinProcess, baseEnv, ensureBuilt, startBin } from '../../support/bin.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
-import { openSession } from '../../support/h2.ts';
+import { http2Get, openSession } from '../../support/h2.ts';
 import { createTestCa, type TestCa } from '../../support/tls.ts';
 
 const DRAIN_MS = 1500;
@@ -163,7 +163,7 @@ describe('SIGTERM with idle HTTP/2 sessions (native TLS)', () => {
     const idle = await Promise.all(
       Array.from({ length: SESSIONS }, async () => {
         const watched = watch(await openSession(baseUrl, ca.caPem));
-        assert.equal(await http2Status(watched.session, '/healthz'), 200);
+        assert.equal((await http2Get(watched.session, '/healthz')).status, 200);
         return watched;
       }),
     );
@@ -182,7 +182,7 @@ describe('SIGTERM with idle HTTP/2 sessions (native TLS)', () => {
 
     // A client that reconnects during the drain is still served, and told to go with its answer.
     const late = watch(await openSession(baseUrl, ca.caPem));
-    const lateStatus = await http2Status(late.session, '/healthz');
+    const lateStatus = (await http2Get(late.session, '/healthz')).status;
     const lateGoaway = await Promise.race([late.goaway, deadline('GOAWAY after the answer')]);
     const exit = await Promise.race([exited, deadline('the exit')]);
     const slowestGoaway = Math.max(...goaways.map((goaway) => goaway.ms));
@@ -200,17 +200,3 @@ describe('SIGTERM with idle HTTP/2 sessions (native TLS)', () => {
     assert.ok(exit.ms < H2_DRAIN_MS + 1000, `exited after ${exit.ms} ms`);
   });
 });
-
-/** The status of a GET over a node:http2 session (its body read and dropped). */
-function http2Status(session: ClientHttp2Session, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ':path': path });
-    let status = 0;
-    stream.on('response', (headers) => {
-      status = Number(headers[':status']);
-    });
-    stream.resume();
-    stream.on('end', () => resolve(status));
-    stream.on('error', reject);
-  });
-}

@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
 import { bearer, newApiKey, toolCallBody, writeKeysFile } from '../../support/auth-fixtures.ts';
 import { getTestDagu } from '../../support/dagu.ts';
-import { clientHello, http2Post, MCP_HEADERS, openSession, stalledPost } from '../../support/h2.ts';
+import { clientHello, http2Get, http2Post, MCP_HEADERS, openSession, stalledPost } from '../../support/h2.ts';
 import { createTestCa, type RunningTlsGateway, startTlsGateway, type TestCa } from '../../support/tls.ts';
 
 const HEADERS_MS = 300;
@@ -241,7 +241,7 @@ describe('refusals are audited once, late replies logged once at debug', () => {
         added.map((entry) => [entry.event, entry.reason, entry.http_status]),
         [['mcp.request_denied', 'body_timeout', 408]],
       );
-      const metrics = await http2Get(session, '/metrics');
+      const metrics = (await http2Get(session, '/metrics')).text;
       const count = Number(/^mcp_gateway_late_replies_total (\d+)$/m.exec(metrics)?.[1]);
       const logged = gateway.log.lines.filter((line) => line.lateReply === true).length;
       assert.equal(count, logged, 'every late reply is counted and logged once');
@@ -250,20 +250,6 @@ describe('refusals are audited once, late replies logged once at debug', () => {
     }
   });
 });
-
-/** The text body of a GET over a node:http2 session. */
-function http2Get(session: ClientHttp2Session, path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ':path': path });
-    let text = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => {
-      text += chunk;
-    });
-    stream.on('end', () => resolve(text));
-    stream.on('error', reject);
-  });
-}
 
 describe('a flood of HTTP/2 streams that never send their body', () => {
   const SESSIONS = 20;
