@@ -82,9 +82,11 @@ const http2Stream = (request: FastifyRequest): ServerHttp2Stream | undefined =>
 const arrived = (stream: ServerHttp2Stream): boolean =>
   stream.closed || stream.destroyed || stream.state.remoteClose === 1;
 
-async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Promise<void> {
-  // `connectionsCheckingInterval` is read when the server starts listening; @types/node omits it.
-  const server = app.server as Server & { connectionsCheckingInterval?: number };
+/** The bounds Node's servers keep on connections, sessions and handshakes, and its client errors answered. */
+function boundConnections(
+  server: Server & { connectionsCheckingInterval?: number },
+  options: TimeBoundsOptions,
+): void {
   // HTTP/1.1 servers, plain and TLS, and HTTP/2's HTTP/1.1 fallback (`allowHTTP1`); HTTP/2 streams below.
   if ('headersTimeout' in server) {
     server.headersTimeout = options.headersTimeoutMs;
@@ -134,6 +136,11 @@ async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Pro
     session.once('stream', () => clearTimeout(silent));
     session.once('close', () => clearTimeout(silent));
   });
+}
+
+async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Promise<void> {
+  // `connectionsCheckingInterval` is read when the server starts listening; @types/node omits it.
+  boundConnections(app.server as Server & { connectionsCheckingInterval?: number }, options);
 
   const wholeRequestMs = options.headersTimeoutMs + options.bodyTimeoutMs;
   app.addHook('onRequest', async (request, reply) => {
@@ -156,24 +163,23 @@ async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Pro
   });
 
   function arrivedLate(request: FastifyRequest, reply: FastifyReply, stream: ServerHttp2Stream): void {
-    if (arrived(stream)) return;
-    options.metrics.refused('body_timeout');
-    auditRefusal(options.audit, request, reply, {
-      outcome: 'request_incomplete',
-      reason: 'body_timeout',
-      httpStatus: 408,
-    });
-    cutShort(request, reply, 'request_incomplete');
+    if (!arrived(stream)) missed(request, reply, 'request_incomplete', 'body_timeout');
   }
 
   function expire(request: FastifyRequest, reply: FastifyReply): void {
-    options.metrics.refused('request_timeout');
-    auditRefusal(options.audit, request, reply, {
-      outcome: 'request_timeout',
-      reason: 'request_timeout',
-      httpStatus: 503,
-    });
-    cutShort(request, reply, 'request_timeout');
+    missed(request, reply, 'request_timeout', 'request_timeout');
+  }
+
+  /** A missed bound: counted, audited, and answered with its refusal or cut short. */
+  function missed(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    name: 'request_incomplete' | 'request_timeout',
+    reason: 'body_timeout' | 'request_timeout',
+  ): void {
+    options.metrics.refused(reason);
+    auditRefusal(options.audit, request, reply, { outcome: name, reason, httpStatus: REFUSALS[name].status });
+    cutShort(request, reply, name);
   }
 
   // A refusal before the body was read: the connection closes after it.

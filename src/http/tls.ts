@@ -101,6 +101,19 @@ export interface GatewayTls {
   current(): CertificatePair | undefined;
 }
 
+/** Fastify's options for a TLS server on `pair` (HTTP/2 with HTTP/1.1 fallback). */
+function secureServerOptions(pair: CertificatePair, headersTimeoutMs: number): FastifyServerOptions {
+  const https = {
+    ...CONTEXT_BASE,
+    cert: pair.cert,
+    key: pair.key,
+    // The handshake is the first part of a request's headers: bounded alike (Node's default is 120 s).
+    handshakeTimeout: headersTimeoutMs,
+    ...(TLS_HTTP2 ? { allowHTTP1: true, settings: { maxConcurrentStreams: TLS_HTTP2_MAX_STREAMS } } : {}),
+  };
+  return { https, ...(TLS_HTTP2 ? { http2: true } : {}) } as FastifyServerOptions;
+}
+
 /**
  * Native TLS from TLS_CERT_FILE and TLS_KEY_FILE: read once here (start-up fails with the setting's
  * name when a file is missing or the pair does not match), then reloaded when the files change.
@@ -118,15 +131,7 @@ export function tlsServerOptions(config: Pick<GatewayConfig, 'tls' | 'http'>): G
   let lastFailure: string | undefined;
   let closed = false;
 
-  const https = {
-    ...CONTEXT_BASE,
-    cert: pair.cert,
-    key: pair.key,
-    // The handshake is the first part of a request's headers: bounded alike (Node's default is 120 s).
-    handshakeTimeout: config.http.headersTimeoutMs,
-    ...(TLS_HTTP2 ? { allowHTTP1: true, settings: { maxConcurrentStreams: TLS_HTTP2_MAX_STREAMS } } : {}),
-  };
-  const serverOptions = { https, ...(TLS_HTTP2 ? { http2: true } : {}) } as FastifyServerOptions;
+  const serverOptions = secureServerOptions(pair, config.http.headersTimeoutMs);
 
   function reload(server: SecureContextTarget, log: FastifyBaseLogger): void {
     let next: CertificatePair;

@@ -22,37 +22,14 @@ export async function openSession(baseUrl: string, ca: string): Promise<ClientHt
   return session;
 }
 
-/** The JSON body and status of a POST over a node:http2 session. */
-export function http2Post(
+/** One request over a node:http2 session (`body` sent as JSON when given): its status and text. */
+function exchange(
   session: ClientHttp2Session,
-  path: string,
   headers: Record<string, string>,
-  body: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ':method': 'POST', ':path': path, ...headers });
-    let status = 0;
-    let text = '';
-    stream.on('response', (answer) => {
-      status = Number(answer[':status']);
-    });
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => {
-      text += chunk;
-    });
-    stream.on('end', () => resolve({ status, body: JSON.parse(text) as Record<string, unknown> }));
-    stream.on('error', reject);
-    stream.end(JSON.stringify(body));
-  });
-}
-
-/** The status and text body of a GET over a node:http2 session. */
-export function http2Get(
-  session: ClientHttp2Session,
-  path: string,
+  body?: unknown,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const stream = session.request({ ':path': path });
+    const stream = session.request(headers, { endStream: body === undefined });
     let status = 0;
     let text = '';
     stream.on('response', (answer) => {
@@ -64,8 +41,23 @@ export function http2Get(
     });
     stream.on('end', () => resolve({ status, text }));
     stream.on('error', reject);
+    if (body !== undefined) stream.end(JSON.stringify(body));
   });
 }
+
+/** The JSON body and status of a POST over a node:http2 session. */
+export async function http2Post(
+  session: ClientHttp2Session,
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const { status, text } = await exchange(session, { ':method': 'POST', ':path': path, ...headers }, body);
+  return { status, body: JSON.parse(text) as Record<string, unknown> };
+}
+
+/** The status and text body of a GET over a node:http2 session. */
+export const http2Get = (session: ClientHttp2Session, path: string) => exchange(session, { ':path': path });
 
 /** What became of a stream that did not send its whole body in time. */
 export interface StalledStream {

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type MemoryProbe, memorySettler, processMemoryProbe } from '../../src/memory-settle.ts';
+import {
+  COLLECTIONS_PER_BURST,
+  type MemoryProbe,
+  memorySettler,
+  processMemoryProbe,
+} from '../../src/memory-settle.ts';
 
 const MiB = 2 ** 20;
 const OPTIONS = { checkMs: 5000, growthBytes: 16 * MiB, quietUtilization: 0.05 };
@@ -19,17 +24,21 @@ function fakeProbe(start: number) {
   return { state, probe };
 }
 
-test('collects once the heap grew by a burst and the event loop is quiet, then measures from the collected heap', () => {
+test('a burst is collected at the next three quiet checks, then no more until the heap grows again', () => {
   const { state, probe } = fakeProbe(40 * MiB);
   const settler = memorySettler(probe, OPTIONS);
   state.used = 120 * MiB;
   state.busy = 0.01;
-  assert.equal(settler.check(), true);
-  assert.equal(state.collections, 1);
+  assert.deepEqual(
+    Array.from({ length: 4 }, () => settler.check()),
+    [true, true, true, false],
+  );
+  assert.equal(state.collections, COLLECTIONS_PER_BURST);
   // 10 MiB more than the collected heap is no burst.
   state.used = 50 * MiB;
   assert.equal(settler.check(), false);
-  assert.equal(state.collections, 1);
+  state.used = 60 * MiB;
+  assert.equal(settler.check(), true, 'a new burst');
 });
 
 test('no collection while the loop is busy, however much the heap grew', () => {
