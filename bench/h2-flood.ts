@@ -17,6 +17,7 @@
 //   BENCH_HEADERS_MS, BENCH_BODY_MS   the gateway's HEADERS_TIMEOUT_MS and BODY_TIMEOUT_MS (default 10000 each)
 //   BENCH_FLOOD_DEADLINE_MS  longest wait for the flood's answers (default 60000)
 //   BENCH_SETTLE_MS          wait after the flood before the last memory reading (default 30000)
+//   BENCH_ROUNDS             floods one after the other, RSS read after each (default 1)
 import type { ClientHttp2Session } from 'node:http2';
 import { connect as netConnect, type Socket } from 'node:net';
 import { bearer, newApiKey, toolCallBody, writeKeysFile } from '../test/support/auth-fixtures.ts';
@@ -31,6 +32,7 @@ const HEADERS_MS = Number(process.env.BENCH_HEADERS_MS ?? 10_000);
 const BODY_MS = Number(process.env.BENCH_BODY_MS ?? 10_000);
 const FLOOD_DEADLINE_MS = Number(process.env.BENCH_FLOOD_DEADLINE_MS ?? 60_000);
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 30_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
@@ -78,6 +80,33 @@ function floodStream(session: ClientHttp2Session): FloodStream {
   return { answered, end: () => stream.close() };
 }
 
+/**
+ * Opens the flood's sessions and streams and waits for their answers (statuses undefined if not all
+ * came within the deadline); `end()` lets go of every stream and session still open.
+ */
+async function flood(): Promise<{ sessions: number; statuses: number[] | undefined; end(): void }> {
+  const sessions: ClientHttp2Session[] = [];
+  const streams: FloodStream[] = [];
+  for (let opened = 0; opened < STREAMS; opened += PER_SESSION) {
+    const session = await openSession(gateway.url, ca.caPem);
+    session.on('error', () => {});
+    sessions.push(session);
+    for (let i = 0; i < Math.min(PER_SESSION, STREAMS - opened); i++) streams.push(floodStream(session));
+  }
+  const statuses = await Promise.race([
+    Promise.all(streams.map((stream) => stream.answered)),
+    sleep(FLOOD_DEADLINE_MS).then(() => undefined),
+  ]);
+  return {
+    sessions: sessions.length,
+    statuses,
+    end() {
+      for (const stream of streams) stream.end();
+      for (const session of sessions) session.close();
+    },
+  };
+}
+
 try {
   const reader = await openSession(gateway.url, ca.caPem);
   for (let i = 0; i < 20; i++) await http2Post(reader, '/mcp', headers, toolCallBody({ target: 'dags' }));
@@ -106,25 +135,12 @@ try {
   })();
 
   const floodStarted = performance.now();
-  const sessions: ClientHttp2Session[] = [];
-  const streams: FloodStream[] = [];
-  for (let opened = 0; opened < STREAMS; opened += PER_SESSION) {
-    const session = await openSession(gateway.url, ca.caPem);
-    session.on('error', () => {});
-    sessions.push(session);
-    for (let i = 0; i < Math.min(PER_SESSION, STREAMS - opened); i++) streams.push(floodStream(session));
-  }
-  const statuses = await Promise.race([
-    Promise.all(streams.map((stream) => stream.answered)),
-    sleep(FLOOD_DEADLINE_MS).then(() => undefined),
-  ]);
+  const { sessions, statuses, end } = await flood();
   const floodMs = performance.now() - floodStarted;
   const rssAtEnd = gateway.rssMiB();
   const heapAtEnd = await heapOf(reader);
   const silentAtEnd = silentOpen;
-  // The flood ends: the client lets go of every stream and session still open.
-  for (const stream of streams) stream.end();
-  for (const session of sessions) session.close();
+  end();
   flooding = false;
   await reading;
 
@@ -145,7 +161,7 @@ try {
     [...map].map(([status, n]) => `${status === 0 ? 'none' : status}×${n}`).join(', ');
   console.log(
     [
-      `h2 flood: ${STREAMS} streams on ${sessions.length} sessions, bounds ${HEADERS_MS} + ${BODY_MS} ms, load ${loadAverage()}`,
+      `h2 flood: ${STREAMS} streams on ${sessions} sessions, bounds ${HEADERS_MS} + ${BODY_MS} ms, load ${loadAverage()}`,
       statuses === undefined
         ? `  flood answers: not all within ${FLOOD_DEADLINE_MS} ms`
         : `  flood answers: ${count(answers)}, all within ${(floodMs / 1000).toFixed(1)} s`,
@@ -156,6 +172,15 @@ try {
       `  log: ${log.length - 1} lines, ${warnLines.length} at warn or above, ${alreadySent} "Reply was already sent", ${withStack} with a stack; late replies counted: ${lateReplies}`,
     ].join('\n'),
   );
+  // Further floods without the reader: memory that a flood leaves behind would add up.
+  for (let round = 2; round <= ROUNDS; round++) {
+    (await flood()).end();
+    await sleep(SETTLE_MS);
+    const rss = gateway.rssMiB();
+    console.log(
+      `  flood ${round}: RSS ${mib(rss)} ${(SETTLE_MS / 1000).toFixed(0)} s after it (${rss - rssStart >= 0 ? '+' : ''}${(rss - rssStart).toFixed(0)} MiB from the first start)`,
+    );
+  }
   reader.close();
   for (const socket of silent) socket.destroy();
 } finally {
