@@ -228,7 +228,7 @@ describe('refusals are audited once, late replies logged once at debug', () => {
         'the late reply line',
       );
       assert.equal(late.level, 20, 'debug');
-      assert.doesNotMatch(JSON.stringify(late), /stack|node_modules|\/work\//);
+      assert.doesNotMatch(JSON.stringify(late), /stack|node_modules/);
       const since = gateway.log.lines.slice(mark);
       assert.deepEqual(
         since.filter((line) => Number(line.level) >= 40),
