@@ -184,7 +184,7 @@ const SETTING_TEXT = {
   BODY_LIMIT_BYTES: { help: 'largest request body, in bytes' },
   CALL_DEADLINE_MS: { help: 'deadline of one tool call or resource read, in milliseconds' },
   HEADERS_TIMEOUT_MS: {
-    help: "time a client has to send a request's headers, from its connection or the request's first byte (else 408 and closed)",
+    help: "time a client has to send a request's headers, from its connection or the request's first byte (else 408 and closed); with TLS, also the time to finish the handshake",
   },
   BODY_TIMEOUT_MS: {
     help: 'time a client has, after the headers bound, to send the whole request body (else 408 and closed)',

@@ -139,6 +139,8 @@ export interface GatewayMetrics {
   watchWorkbookPool(load: () => WorkbookPoolGauge): void;
   workbookRejected(reason: WorkbookRejectReason): void;
   refused(reason: RefusalReason): void;
+  /** One answer dropped because its request was already answered (src/http/late-reply.ts). */
+  lateReply(): void;
   /** The exposition text for `GET /metrics`. */
   render(): Promise<string>;
   /**
@@ -226,6 +228,7 @@ function recorder(
     servedMessages,
     workbookRejected,
     refusals,
+    lateReplies,
   } = metrics;
   const useRateLimitStore = storeSwitch(rateLimitStore);
   useRateLimitStore('local');
@@ -272,6 +275,7 @@ function recorder(
     },
     workbookRejected: (reason) => workbookRejected.inc({ reason }),
     refused: (reason) => refusals.inc({ reason }),
+    lateReply: () => lateReplies.inc(),
     render: async () => (await exposition(registry, options.exemplars === true, undefined)).body,
     exposition: (accept) => exposition(registry, options.exemplars === true, accept),
   };

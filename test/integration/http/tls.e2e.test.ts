@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as http2Connect } from 'node:http2';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -13,6 +14,7 @@ import { loadConfig } from '../../../src/config.ts';
 import { ROOT } from '../../support/bin.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { CONNECTORS } from '../../support/gateway.ts';
+import { http2Post } from '../../support/h2.ts';
 import { runToEnd } from '../../support/run.ts';
 import {
   createTestCa,
@@ -59,30 +61,6 @@ after(async () => {
   if (served) rmSync(served, { recursive: true, force: true });
 });
 
-/** The JSON body and status of a POST over a node:http2 session. */
-function http2Post(
-  session: ReturnType<typeof http2Connect>,
-  path: string,
-  headers: Record<string, string>,
-  body: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ':method': 'POST', ':path': path, ...headers });
-    let status = 0;
-    let text = '';
-    stream.on('response', (answer) => {
-      status = Number(answer[':status']);
-    });
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => {
-      text += chunk;
-    });
-    stream.on('end', () => resolve({ status, body: JSON.parse(text) as Record<string, unknown> }));
-    stream.on('error', reject);
-    stream.end(JSON.stringify(body));
-  });
-}
-
 describe('HTTPS with the test CA', () => {
   test('the gateway logs the certificate it serves and listens on https', () => {
     const loaded = gateway.log.lines.find((line) => line.msg === 'TLS certificate loaded');
@@ -127,8 +105,39 @@ describe('HTTPS with the test CA', () => {
     );
   });
 
-  test('plain HTTP to the TLS port gets no answer', async () => {
-    await assert.rejects(fetch(`http://127.0.0.1:${gateway.port}/healthz`));
+  test('plain HTTP to the TLS port: accepted, closed within 1 s without an HTTP answer, and https is still served', async () => {
+    const outcome = await new Promise<{ connected: boolean; received: string; ms: number }>((resolve) => {
+      const started = performance.now();
+      let connected = false;
+      let received = '';
+      const socket = netConnect(gateway.port, '127.0.0.1', () => {
+        connected = true;
+        socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      });
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        received += chunk;
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve({ connected, received, ms: performance.now() - started }));
+    });
+    assert.ok(outcome.connected, 'the TLS port accepted the connection');
+    assert.doesNotMatch(outcome.received, /HTTP\//, 'no HTTP answer in plain text');
+    // The TLS layer refuses the bytes at once; the handshake bound (HEADERS_TIMEOUT_MS, 10 s) is far.
+    assert.ok(outcome.ms < 1000, `closed after ${outcome.ms} ms`);
+    await assert.rejects(
+      fetch(`http://127.0.0.1:${gateway.port}/healthz`),
+      (error: Error & { cause?: { code?: string } }) => {
+        assert.equal(error.cause?.code, 'UND_ERR_SOCKET', 'the server closed the socket');
+        return true;
+      },
+    );
+    const https = trustingFetch(ca.caPem);
+    try {
+      assert.equal((await https.fetch(`${gateway.baseUrl}/healthz`)).status, 200);
+    } finally {
+      await https.close();
+    }
   });
 
   test('a node:http2 client negotiates h2 by ALPN and calls dagu_read', async () => {
