@@ -23,6 +23,8 @@ export const LAYERS = [
   ['mcp'],
   ['http'],
   ['auth'],
+  // The built-in authorization server (AUTH_SERVER=builtin): it issues the tokens auth verifies.
+  ['oauth'],
   ['observe.ts'],
   // Tracing (OpenTelemetry), loaded only when the OTEL_* variables turn it on: above the observer's
   // operations and the Dagu client's hooks it fills, below the core and the transports that load it.

@@ -3,7 +3,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AuditLog } from './audit/audit-log.ts';
 import { authenticationPlugin, meteredCaller } from './auth/authentication.ts';
 import { accessPolicyFor } from './auth/identity.ts';
-import { supportedScopes } from './auth/scopes.ts';
+import { DAGU_CLAIMS } from './auth/jwt.ts';
+import { DEFAULT_SCOPES, supportedScopes } from './auth/scopes.ts';
 import type { GatewayConfig } from './config.ts';
 import type { DaguClient } from './dagu/types.ts';
 import { createGatewayCore, type GatewayCore, loadTracing } from './gateway-core.ts';
@@ -170,6 +171,34 @@ async function registerGuards(app: FastifyInstance, config: GatewayConfig, core:
   });
 }
 
+/**
+ * AUTH_SERVER=builtin: the gateway's own authorization server (src/oauth), loaded only then. Its tokens
+ * are verified like any authorization server's, with its public key in-process, so the returned
+ * configuration names that key and this gateway as the issuer.
+ */
+async function registerAuthServer(
+  app: FastifyInstance,
+  config: GatewayConfig,
+  core: GatewayCore,
+): Promise<GatewayConfig> {
+  if (config.authServer === undefined || config.publicUrl === undefined) return config;
+  const { createBuiltinAuthServer } = await import('./oauth/plugin.ts');
+  const server = await createBuiltinAuthServer({
+    config: config.authServer,
+    publicUrl: config.publicUrl,
+    mcpPath: config.mcpPath,
+    scopes: config.auth.scopes ?? DEFAULT_SCOPES,
+    claims: config.auth.claims ?? DAGU_CLAIMS,
+    groupsFile: config.auth.groupsFile,
+    behindProxy: config.trustProxy.length > 0,
+    audit: core.audit,
+    log: app.log,
+  });
+  app.addHook('onClose', () => server.close());
+  await app.register(server.plugin);
+  return { ...config, auth: { ...config.auth, jwtPublicKey: server.publicKeyPem, jwtIssuer: server.issuer } };
+}
+
 async function registerPlugins(
   app: FastifyInstance,
   core: GatewayCore,
@@ -183,8 +212,9 @@ async function registerPlugins(
   const { metrics, audit } = core;
 
   await registerGuards(app, config, core);
+  const authConfig = await registerAuthServer(app, config, core);
   await app.register(authenticationPlugin, {
-    authenticator: { config, log: app.log, options: { keys: { onReload: metrics.keyReload } } },
+    authenticator: { config: authConfig, log: app.log, options: { keys: { onReload: metrics.keyReload } } },
     mcpPath: config.mcpPath,
     publicUrl: config.publicUrl,
     metrics,

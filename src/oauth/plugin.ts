@@ -1,0 +1,393 @@
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import type { AuditEntry, AuditLog } from '../audit/audit-log.ts';
+import type { ClaimMapping } from '../auth/jwt.ts';
+import type { ScopeSettings } from '../auth/scopes.ts';
+import type { AuthServerConfig } from '../config.ts';
+import type { Log } from '../core/log.ts';
+import { consentPage, htmlError, readForm } from './consent-page.ts';
+import { buildProvider, CALLBACK_PATH, interactionPath, OAUTH_PREFIX } from './provider.ts';
+import { decideScopes, keptClaims } from './scope-policy.ts';
+import { discoverUpstream, type Upstream, type UpstreamChecks } from './upstream.ts';
+
+export interface BuiltinAuthServerSettings {
+  config: AuthServerConfig;
+  publicUrl: string;
+  mcpPath: string;
+  scopes: ScopeSettings;
+  claims: ClaimMapping;
+  groupsFile: string | undefined;
+  behindProxy: boolean;
+  audit: AuditLog;
+  log: Log;
+}
+
+/** The built-in authorization server: what the authenticator needs of it, and its Fastify plugin. */
+export interface BuiltinAuthServer {
+  issuer: string;
+  /** Verifies this server's tokens in-process (AUTH_JWT_PUBLIC_KEY mode with this key). */
+  publicKeyPem: string;
+  plugin: (app: FastifyInstance) => Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A sign-in sent upstream, waiting for its callback (ten minutes at most, like the interaction). */
+interface PendingSignIn {
+  uid: string;
+  checks: UpstreamChecks;
+  expiresAt: number;
+}
+const PENDING_TTL_MS = 600_000;
+const MAX_PENDING = 10_000;
+
+const SCOPE_LIST = (value: unknown) =>
+  String(value ?? '')
+    .split(' ')
+    .filter((scope) => scope !== '');
+
+/** What the interaction routes share: the provider, the upstream, and who signed in and consented. */
+interface ServerState {
+  provider: Provider;
+  upstream: Upstream;
+  settings: BuiltinAuthServerSettings;
+  issuer: string;
+  resource: string;
+  /** The claims kept of each account's last upstream sign-in. */
+  accounts: Map<string, Record<string, unknown>>;
+  /** `<account>\n<client>` for each user who allowed a client: asked once per client and user. */
+  consents: Set<string>;
+  pending: Map<string, PendingSignIn>;
+  csrfFor(uid: string): string;
+  audit(entry: Omit<AuditEntry, 'requestId' | 'durationMs'>): void;
+}
+
+const consentKey = (accountId: string, clientId: string) => `${accountId}\n${clientId}`;
+
+/** Grants what the user may have of what the client asked for, remembers the consent, and finishes. */
+async function grantAndFinish(
+  s: ServerState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  details: Awaited<ReturnType<Provider['interactionDetails']>>,
+  accountId: string,
+  login: boolean,
+): Promise<void> {
+  const { provider, accounts, consents, audit, settings, resource } = s;
+  const clientId = String(details.params.client_id);
+  const requested = SCOPE_LIST(details.params.scope);
+  const decision = decideScopes(accounts.get(accountId) ?? {}, requested, {
+    scopes: settings.scopes,
+    claims: settings.claims,
+    groupsFile: settings.groupsFile,
+  });
+  reply.hijack();
+  if (!decision.ok) {
+    audit({
+      event: 'oauth.refused',
+      identity: accountId,
+      clientId,
+      outcome: 'access_denied',
+      reason: decision.reason,
+    });
+    await provider.interactionFinished(request.raw, reply.raw, {
+      error: 'access_denied',
+      error_description: decision.reason,
+    });
+    return;
+  }
+  const grant =
+    (details.grantId === undefined ? undefined : await provider.Grant.find(details.grantId)) ??
+    new provider.Grant({ accountId, clientId });
+  // oidc-provider checks scopes it lists (openid, offline_access and the gateway's named ones) on the
+  // grant itself, and the resource's scopes (workspace ones included) on the grant's resource entry.
+  const listed = new Set(['openid', 'offline_access', settings.scopes.read, settings.scopes.workbook]);
+  const oidcScopes = decision.granted.filter((scope) => listed.has(scope));
+  if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
+  const resourceScopes = decision.granted.filter((scope) => scope !== 'openid' && scope !== 'offline_access');
+  if (resourceScopes.length > 0) grant.addResourceScope(resource, resourceScopes.join(' '));
+  if (decision.rejected.length > 0) grant.rejectResourceScope(resource, decision.rejected.join(' '));
+  const grantId = await grant.save();
+  consents.add(consentKey(accountId, clientId));
+  audit({
+    event: 'oauth.grant',
+    identity: accountId,
+    identityKind: 'jwt',
+    clientId,
+    outcome: 'ok',
+    reason: `granted ${decision.granted.join(' ') || '(none)'}${decision.rejected.length > 0 ? `; refused ${decision.rejected.join(' ')}` : ''}`,
+  });
+  await provider.interactionFinished(
+    request.raw,
+    reply.raw,
+    { ...(login ? { login: { accountId } } : {}), consent: { grantId } },
+    { mergeWithLastSubmission: true },
+  );
+}
+
+async function showInteraction(
+  s: ServerState,
+  request: FastifyRequest<{ Params: { uid: string } }>,
+  reply: FastifyReply,
+) {
+  const { provider, consents, csrfFor } = s;
+  const details = await provider.interactionDetails(request.raw, reply.raw);
+  if (details.uid !== request.params.uid)
+    return htmlError(reply, 400, 'Sign-in expired', 'Start again from your MCP host.');
+  const clientId = String(details.params.client_id);
+  const accountId = details.session?.accountId;
+  // Signed in before, and this user already allowed this client: no page (a step-up included).
+  if (
+    details.prompt.name === 'consent' &&
+    accountId !== undefined &&
+    consents.has(consentKey(accountId, clientId))
+  ) {
+    return grantAndFinish(s, request, reply, details, accountId, false);
+  }
+  const client = await provider.Client.find(clientId);
+  const redirect = URL.parse(String(details.params.redirect_uri ?? ''));
+  return reply
+    .header('cache-control', 'no-store')
+    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+    .header('x-frame-options', 'DENY')
+    .type('text/html; charset=utf-8')
+    .send(
+      consentPage({
+        uid: details.uid,
+        clientName: client?.clientName ?? clientId,
+        clientId,
+        redirectHost: redirect?.host ?? '',
+        scopes: SCOPE_LIST(details.params.scope),
+        csrf: csrfFor(details.uid),
+      }),
+    );
+}
+
+async function answerConsent(
+  s: ServerState,
+  request: FastifyRequest<{ Params: { uid: string } }>,
+  reply: FastifyReply,
+) {
+  const { provider, pending, csrfFor, audit, upstream } = s;
+  const form = await readForm(request);
+  const details = await provider.interactionDetails(request.raw, reply.raw);
+  const expected = Buffer.from(csrfFor(details.uid));
+  const given = Buffer.from(form.get('csrf') ?? '');
+  const clientId = String(details.params.client_id);
+  if (
+    details.uid !== request.params.uid ||
+    given.length !== expected.length ||
+    !timingSafeEqual(given, expected)
+  ) {
+    audit({
+      event: 'oauth.refused',
+      clientId,
+      outcome: 'invalid_request',
+      reason: 'consent form without its CSRF token',
+    });
+    return htmlError(reply, 403, 'Not allowed', 'The consent form was not posted from this page.');
+  }
+  const accountId = details.session?.accountId;
+  if (form.get('decision') !== 'allow') {
+    audit({
+      event: 'oauth.consent',
+      clientId,
+      ...(accountId ? { identity: accountId } : {}),
+      outcome: 'access_denied',
+      reason: 'the user denied',
+    });
+    reply.hijack();
+    return provider.interactionFinished(request.raw, reply.raw, {
+      error: 'access_denied',
+      error_description: 'the user denied access',
+    });
+  }
+  audit({ event: 'oauth.consent', clientId, ...(accountId ? { identity: accountId } : {}), outcome: 'ok' });
+  if (details.prompt.name === 'consent' && accountId !== undefined) {
+    return grantAndFinish(s, request, reply, details, accountId, false);
+  }
+  // Not signed in: only now, after the consent, is the user sent to the upstream provider.
+  const { url, checks } = await upstream.authorizationUrl();
+  if (pending.size >= MAX_PENDING) {
+    const now = Date.now();
+    for (const [state, entry] of pending) if (entry.expiresAt <= now) pending.delete(state);
+  }
+  if (pending.size >= MAX_PENDING)
+    return htmlError(reply, 503, 'Busy', 'Too many sign-ins at once; try again.');
+  pending.set(checks.state, { uid: details.uid, checks, expiresAt: Date.now() + PENDING_TTL_MS });
+  return reply.code(303).header('cache-control', 'no-store').redirect(url.href, 303);
+}
+
+/** The upstream's redirect: on to the interaction's own path, where its cookie is sent. */
+async function upstreamCallback(s: ServerState, request: FastifyRequest, reply: FastifyReply) {
+  const { pending, audit, issuer } = s;
+  const query = new URL(request.url, issuer).searchParams;
+  const entry = pending.get(query.get('state') ?? '');
+  if (entry === undefined || entry.expiresAt <= Date.now()) {
+    audit({
+      event: 'oauth.refused',
+      outcome: 'invalid_request',
+      reason: 'upstream callback with an unknown state',
+    });
+    return htmlError(reply, 400, 'Sign-in expired', 'Start again from your MCP host.');
+  }
+  return reply.redirect(`${interactionPath(entry.uid)}/callback?${query}`, 303);
+}
+
+async function finishSignIn(
+  s: ServerState,
+  request: FastifyRequest<{ Params: { uid: string } }>,
+  reply: FastifyReply,
+) {
+  const { provider, accounts, pending, audit, settings, issuer, upstream } = s;
+  const query = new URL(request.url, issuer).searchParams;
+  const state = query.get('state') ?? '';
+  const entry = pending.get(state);
+  pending.delete(state);
+  const details = await provider.interactionDetails(request.raw, reply.raw);
+  const clientId = String(details.params.client_id);
+  if (entry === undefined || entry.uid !== details.uid || entry.uid !== request.params.uid) {
+    audit({
+      event: 'oauth.refused',
+      clientId,
+      outcome: 'invalid_request',
+      reason: 'upstream callback for another sign-in',
+    });
+    return htmlError(reply, 400, 'Sign-in expired', 'Start again from your MCP host.');
+  }
+  let claims: Record<string, unknown>;
+  try {
+    claims = await upstream.signIn(new URL(`${issuer}${CALLBACK_PATH}?${query}`), entry.checks);
+  } catch (error) {
+    const reason = `upstream sign-in failed: ${(error as Error).message}`;
+    audit({ event: 'oauth.refused', clientId, outcome: 'access_denied', reason });
+    reply.hijack();
+    return provider.interactionFinished(request.raw, reply.raw, {
+      error: 'access_denied',
+      error_description: 'upstream sign-in failed',
+    });
+  }
+  const id = claims[settings.claims.identity];
+  if (typeof id !== 'string' || id.trim() === '' || id.length > 256) {
+    audit({
+      event: 'oauth.refused',
+      clientId,
+      outcome: 'access_denied',
+      reason: `the upstream ID token has no ${settings.claims.identity} claim`,
+    });
+    reply.hijack();
+    return provider.interactionFinished(request.raw, reply.raw, {
+      error: 'access_denied',
+      error_description: 'no usable identity',
+    });
+  }
+  accounts.set(id, { ...keptClaims(claims, settings.claims), sub: id });
+  return grantAndFinish(s, request, reply, details, id, true);
+}
+
+/** Requests oidc-provider answers itself (discovery, authorize, token, register, revoke, JWKS). */
+function toProvider(
+  handle: ReturnType<Provider['callback']>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  url?: string,
+) {
+  reply.hijack();
+  if (url !== undefined) request.raw.url = url;
+  handle(request.raw, reply.raw);
+}
+
+/** The routes: oidc-provider's own endpoints, and the consent and upstream sign-in around them. */
+function routes(s: ServerState, handle: ReturnType<Provider['callback']>) {
+  return async function plugin(app: FastifyInstance): Promise<void> {
+    // oidc-provider reads request bodies itself: nothing here parses them.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    app.get('/.well-known/openid-configuration', (request, reply) => toProvider(handle, request, reply));
+    // RFC 8414 discovery, what MCP hosts read first: the same document.
+    app.get('/.well-known/oauth-authorization-server', (request, reply) =>
+      toProvider(handle, request, reply, '/.well-known/openid-configuration'),
+    );
+    app.get(CALLBACK_PATH, (request: FastifyRequest<{ Params: { uid: string } }>, reply) =>
+      upstreamCallback(s, request, reply),
+    );
+    app.get(
+      `${OAUTH_PREFIX}/interaction/:uid`,
+      (request: FastifyRequest<{ Params: { uid: string } }>, reply) => showInteraction(s, request, reply),
+    );
+    app.post(
+      `${OAUTH_PREFIX}/interaction/:uid/consent`,
+      (request: FastifyRequest<{ Params: { uid: string } }>, reply) => answerConsent(s, request, reply),
+    );
+    app.get(
+      `${OAUTH_PREFIX}/interaction/:uid/callback`,
+      (request: FastifyRequest<{ Params: { uid: string } }>, reply) => finishSignIn(s, request, reply),
+    );
+    app.all(`${OAUTH_PREFIX}/*`, (request, reply) => toProvider(handle, request, reply));
+    app.setErrorHandler((error: Error, request, reply) => {
+      s.settings.log.warn(
+        { error: error.message, path: request.url.split('?')[0] },
+        'built-in authorization server refused a request',
+      );
+      if (reply.sent || reply.raw.headersSent) return;
+      const expired = error.name === 'SessionNotFound';
+      return htmlError(
+        reply,
+        expired ? 400 : 500,
+        expired ? 'Sign-in expired' : 'Sign-in failed',
+        expired ? 'Start again from your MCP host.' : 'The sign-in could not be completed.',
+      );
+    });
+  };
+}
+
+export async function createBuiltinAuthServer(
+  settings: BuiltinAuthServerSettings,
+): Promise<BuiltinAuthServer> {
+  const issuer = settings.publicUrl.replace(/\/+$/, '');
+  const resource = `${issuer}${settings.mcpPath}`;
+  const accounts = new Map<string, Record<string, unknown>>();
+  /** Users who consented to a client: asked once per client and user. */
+  const consents = new Set<string>();
+  const pending = new Map<string, PendingSignIn>();
+  const csrfSecret = randomUUID();
+  const csrfFor = (uid: string) => createHmac('sha256', csrfSecret).update(uid).digest('base64url');
+  const audit = (entry: Omit<AuditEntry, 'requestId' | 'durationMs'>) =>
+    settings.audit.record({ requestId: randomUUID(), durationMs: 0, ...entry });
+
+  const upstream: Upstream = await discoverUpstream({
+    ...settings.config.upstream,
+    redirectUri: `${issuer}${CALLBACK_PATH}`,
+  });
+  const built = buildProvider({
+    config: settings.config,
+    issuer,
+    resource,
+    scopes: settings.scopes,
+    claims: settings.claims,
+    behindProxy: settings.behindProxy,
+    accountClaims: (id) => accounts.get(id),
+    audit,
+  });
+  const provider: Provider = built.provider;
+  const handle = provider.callback();
+  const s: ServerState = {
+    provider,
+    accounts,
+    consents,
+    pending,
+    csrfFor,
+    audit,
+    settings,
+    resource,
+    issuer,
+    upstream,
+  };
+
+  return {
+    issuer,
+    publicKeyPem: built.publicKeyPem,
+    plugin: routes(s, handle),
+    close: () => built.close(),
+  };
+}

@@ -1,0 +1,35 @@
+// The consent page (src/oauth/consent-page.ts): what it shows, escaped, and the form it posts.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { consentPage, messagePage } from '../../../src/oauth/consent-page.ts';
+
+describe('consentPage', () => {
+  const page = consentPage({
+    uid: 'abc',
+    clientName: '<script>alert(1)</script> Host',
+    clientId: 'https://host.example/client.json',
+    redirectHost: 'host.example',
+    scopes: ['dagu.read', 'dagu.workbook'],
+    csrf: 'token-1',
+  });
+
+  test('shows the client name escaped, the redirect host and each scope', () => {
+    assert.match(page, /&#60;script&#62;alert\(1\)&#60;\/script&#62; Host/);
+    assert.doesNotMatch(page, /<script>/);
+    assert.match(page, /<strong data-redirect-host>host\.example<\/strong>/);
+    assert.match(page, /<code>dagu\.read<\/code>.*<code>dagu\.workbook<\/code>/s);
+  });
+
+  test('posts to the interaction with its CSRF token and an allow or deny decision', () => {
+    assert.match(page, /<form method="post" action="\/oauth\/interaction\/abc\/consent">/);
+    assert.match(page, /<input type="hidden" name="csrf" value="token-1">/);
+    assert.match(page, /name="decision" value="allow"/);
+    assert.match(page, /name="decision" value="deny"/);
+  });
+});
+
+describe('messagePage', () => {
+  test('escapes its title and message', () => {
+    assert.match(messagePage('a<b', 'c&d'), /<title>a&#60;b<\/title>.*c&#38;d/s);
+  });
+});
