@@ -108,6 +108,7 @@ function gatewayEnv(port: number, extra: Record<string, string> = {}): Record<st
     OAUTH_UPSTREAM_SCOPES: 'openid',
     OAUTH_CLIENT_ID_CA_FILE: ca.caFile,
     WORKBOOK_ROOTS: workbookDir,
+    OAUTH_STATE_DIR: join(workbookDir, 'oauth-state'),
     ...extra,
   };
 }
