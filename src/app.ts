@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AuditLog } from './audit/audit-log.ts';
 import { authenticationPlugin, meteredCaller } from './auth/authentication.ts';
 import { accessPolicyFor } from './auth/identity.ts';
+import type { JwksLoader } from './auth/jwks.ts';
 import { DAGU_CLAIMS } from './auth/jwt.ts';
 import { DEFAULT_SCOPES, supportedScopes } from './auth/scopes.ts';
 import type { GatewayConfig } from './config.ts';
@@ -173,15 +174,15 @@ async function registerGuards(app: FastifyInstance, config: GatewayConfig, core:
 
 /**
  * AUTH_SERVER=builtin: the gateway's own authorization server (src/oauth), loaded only then. Its tokens
- * are verified like any authorization server's, with its public key in-process, so the returned
- * configuration names that key and this gateway as the issuer.
+ * are verified like any authorization server's, with its key set read in-process (the keys rotate and
+ * replicas share them), and the returned configuration names this gateway as the issuer.
  */
 async function registerAuthServer(
   app: FastifyInstance,
   config: GatewayConfig,
   core: GatewayCore,
-): Promise<GatewayConfig> {
-  if (config.authServer === undefined || config.publicUrl === undefined) return config;
+): Promise<{ authConfig: GatewayConfig; jwksLoader?: JwksLoader }> {
+  if (config.authServer === undefined || config.publicUrl === undefined) return { authConfig: config };
   const { createBuiltinAuthServer } = await import('./oauth/plugin.ts');
   const server = await createBuiltinAuthServer({
     config: config.authServer,
@@ -196,7 +197,10 @@ async function registerAuthServer(
   });
   app.addHook('onClose', () => server.close());
   await app.register(server.plugin);
-  return { ...config, auth: { ...config.auth, jwtPublicKey: server.publicKeyPem, jwtIssuer: server.issuer } };
+  return {
+    authConfig: { ...config, auth: { ...config.auth, jwtIssuer: server.issuer } },
+    jwksLoader: server.publicJwks,
+  };
 }
 
 async function registerPlugins(
@@ -212,9 +216,13 @@ async function registerPlugins(
   const { metrics, audit } = core;
 
   await registerGuards(app, config, core);
-  const authConfig = await registerAuthServer(app, config, core);
+  const { authConfig, jwksLoader } = await registerAuthServer(app, config, core);
   await app.register(authenticationPlugin, {
-    authenticator: { config: authConfig, log: app.log, options: { keys: { onReload: metrics.keyReload } } },
+    authenticator: {
+      config: authConfig,
+      log: app.log,
+      options: { keys: { onReload: metrics.keyReload }, ...(jwksLoader ? { jwt: { jwksLoader } } : {}) },
+    },
     mcpPath: config.mcpPath,
     publicUrl: config.publicUrl,
     metrics,

@@ -1,8 +1,10 @@
 import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
+import type { AuthServerConfig } from './oauth/config.ts';
 import { type TracingConfig, tracingFromEnv } from './otel-settings.ts';
 import { allowedText, ENV_SCHEMA, type SettingName, type ToolTextMode } from './settings.ts';
 
+export type { AuthServerConfig } from './oauth/config.ts';
 export { TRACE_SAMPLERS, type TraceSampler, type TracingConfig, tracingFromEnv } from './otel-settings.ts';
 export { TOOL_TEXT_MODES, type ToolTextMode } from './settings.ts';
 
@@ -106,25 +108,6 @@ export interface GatewayConfig {
   tracing: TracingConfig | undefined;
   /** The built-in OAuth authorization server (AUTH_SERVER=builtin); undefined: off. */
   authServer: AuthServerConfig | undefined;
-}
-
-/** The built-in authorization server (src/oauth): the hosts' side, and the provider users sign in with. */
-export interface AuthServerConfig {
-  upstream: { issuer: string; clientId: string; clientSecret: string; scopes: string };
-  accessTokenTtlS: number;
-  refreshTokenTtlS: number;
-  dynamicRegistration: boolean;
-  clientIdMetadata: {
-    enabled: boolean;
-    /** Host names whose documents may be fetched; undefined: any public host. */
-    hosts: string[] | undefined;
-    maxBytes: number;
-    timeoutMs: number;
-    cacheMaxS: number;
-    allowLoopback: boolean;
-    /** PEM CA certificates trusted for the fetch; undefined: Node's bundled CAs. */
-    caFile: string | undefined;
-  };
 }
 
 export class ConfigError extends Error {
@@ -258,6 +241,8 @@ function authServerConfig(v: EnvValues, { str, num }: Readers): AuthServerConfig
     accessTokenTtlS: num('OAUTH_ACCESS_TOKEN_TTL_S'),
     refreshTokenTtlS: num('OAUTH_REFRESH_TOKEN_TTL_S'),
     dynamicRegistration: v.OAUTH_DYNAMIC_REGISTRATION === true,
+    state: { dir: str('OAUTH_STATE_DIR')!, redisUrl: str('OAUTH_STATE_REDIS_URL') },
+    signingKeyRotateS: num('OAUTH_SIGNING_KEY_ROTATE_S'),
     clientIdMetadata: {
       enabled: v.OAUTH_CLIENT_ID_METADATA === true,
       hosts: list(v.OAUTH_CLIENT_ID_HOSTS)?.map((host) => host.toLowerCase()),

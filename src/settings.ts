@@ -65,6 +65,9 @@ export const ENV_SCHEMA = {
     OAUTH_CLIENT_ID_CACHE_MAX_S: integer(30, 86_400, 3_600),
     OAUTH_CLIENT_ID_ALLOW_LOOPBACK: { type: 'boolean', default: false },
     OAUTH_CLIENT_ID_CA_FILE: text,
+    OAUTH_STATE_DIR: { ...text, default: 'oauth-state' },
+    OAUTH_STATE_REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    OAUTH_SIGNING_KEY_ROTATE_S: integer(3600, 90 * 86_400, 7 * 86_400),
     ALLOWED_HOSTS: text,
     ALLOWED_ORIGINS: text,
     AUDIT_LOG: { ...text, default: 'stdout' },
@@ -226,6 +229,16 @@ const SETTING_TEXT = {
   },
   OAUTH_CLIENT_ID_CA_FILE: {
     help: 'PEM file of CA certificates trusted for Client ID Metadata Document fetches (unset: the system CAs)',
+  },
+  OAUTH_STATE_DIR: {
+    help: "folder of the built-in server's embedded store (registrations, grants, refresh tokens, signing keys): keep it across restarts",
+  },
+  OAUTH_STATE_REDIS_URL: {
+    help: "Redis holding the built-in server's state instead of OAUTH_STATE_DIR: set it when replicas run",
+    allowed: 'a redis:// or rediss:// URL',
+  },
+  OAUTH_SIGNING_KEY_ROTATE_S: {
+    help: 'how long one token-signing key signs, in seconds; the old key verifies until its tokens expire',
   },
   ALLOWED_HOSTS: { help: 'Host names served, comma-separated (DNS-rebinding protection)' },
   ALLOWED_ORIGINS: { help: 'browser Origins accepted, comma-separated' },

@@ -1,4 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { readFileSync } from 'node:fs';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { checkAddress } from './address-check.ts';
@@ -10,8 +11,8 @@ export interface ClientIdFetchOptions {
   timeoutMs: number;
   /** The largest document read; a longer one is refused as soon as it passes the limit. */
   maxBytes: number;
-  /** PEM CA certificates to trust instead of Node's bundled ones. */
-  ca?: string | undefined;
+  /** PEM file of the CAs trusted (tests' own CA); undefined: Node's bundled CAs. */
+  caFile?: string | undefined;
 }
 
 /** Why a Client ID Metadata Document was not fetched; oidc-provider reports it as `invalid_client`. */
@@ -58,7 +59,10 @@ export function createClientIdFetch(options: ClientIdFetchOptions) {
     });
   };
   const dispatcher = new Agent({
-    connect: { lookup, ...(options.ca === undefined ? {} : { ca: options.ca }) },
+    connect: {
+      lookup,
+      ...(options.caFile === undefined ? {} : { ca: readFileSync(options.caFile, 'utf8') }),
+    },
   });
 
   const fetchDocument = async (url: string | URL, init: RequestInit & { signal?: AbortSignal }) => {

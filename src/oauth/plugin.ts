@@ -6,10 +6,19 @@ import type { ClaimMapping } from '../auth/jwt.ts';
 import type { ScopeSettings } from '../auth/scopes.ts';
 import type { AuthServerConfig } from '../config.ts';
 import type { Log } from '../core/log.ts';
+import { createClientIdFetch } from './client-id-fetch.ts';
 import { consentPage, htmlError, readForm } from './consent-page.ts';
-import { buildProvider, CALLBACK_PATH, interactionPath, OAUTH_PREFIX } from './provider.ts';
+import {
+  buildProvider,
+  CALLBACK_PATH,
+  interactionPath,
+  OAUTH_PREFIX,
+  type ProviderState,
+} from './provider.ts';
 import { decideScopes, keptClaims } from './scope-policy.ts';
-import { discoverUpstream, type Upstream, type UpstreamChecks } from './upstream.ts';
+import { openStateStore, type ServerRecords, serverRecords } from './server-state.ts';
+import { publicJwks, rotateSigningKeys, type SigningKeyPolicy, signingKeys } from './state/signing-keys.ts';
+import { discoverUpstream, type Upstream } from './upstream.ts';
 
 export interface BuiltinAuthServerSettings {
   config: AuthServerConfig;
@@ -26,20 +35,14 @@ export interface BuiltinAuthServerSettings {
 /** The built-in authorization server: what the authenticator needs of it, and its Fastify plugin. */
 export interface BuiltinAuthServer {
   issuer: string;
-  /** Verifies this server's tokens in-process (AUTH_JWT_PUBLIC_KEY mode with this key). */
-  publicKeyPem: string;
+  /** The public keys its tokens verify with, read from the shared state (they rotate). */
+  publicJwks(): Promise<{ keys: object[] }>;
   plugin: (app: FastifyInstance) => Promise<void>;
   close(): Promise<void>;
 }
 
-/** A sign-in sent upstream, waiting for its callback (ten minutes at most, like the interaction). */
-interface PendingSignIn {
-  uid: string;
-  checks: UpstreamChecks;
-  expiresAt: number;
-}
-const PENDING_TTL_MS = 600_000;
-const MAX_PENDING = 10_000;
+/** A sign-in sent upstream waits for its callback ten minutes at most, like the interaction. */
+const PENDING_TTL_S = 600;
 
 const SCOPE_LIST = (value: unknown) =>
   String(value ?? '')
@@ -48,21 +51,34 @@ const SCOPE_LIST = (value: unknown) =>
 
 /** What the interaction routes share: the provider, the upstream, and who signed in and consented. */
 interface ServerState {
+  /** Replaced when the signing key rotates. */
   provider: Provider;
+  handle: ReturnType<Provider['callback']>;
   upstream: Upstream;
   settings: BuiltinAuthServerSettings;
   issuer: string;
   resource: string;
-  /** The claims kept of each account's last upstream sign-in. */
-  accounts: Map<string, Record<string, unknown>>;
-  /** `<account>\n<client>` for each user who allowed a client: asked once per client and user. */
-  consents: Set<string>;
-  pending: Map<string, PendingSignIn>;
+  /** Accounts, consents (asked once per client and user) and sign-ins waiting for the upstream. */
+  records: ServerRecords;
   csrfFor(uid: string): string;
   audit(entry: Omit<AuditEntry, 'requestId' | 'durationMs'>): void;
 }
 
-const consentKey = (accountId: string, clientId: string) => `${accountId}\n${clientId}`;
+/** Ends the interaction with an `access_denied` to the client, audited with the reason. */
+async function denyInteraction(
+  s: ServerState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  audited: { clientId: string; identity?: string; reason: string },
+  description: string,
+): Promise<void> {
+  s.audit({ event: 'oauth.refused', outcome: 'access_denied', ...audited });
+  reply.hijack();
+  await s.provider.interactionFinished(request.raw, reply.raw, {
+    error: 'access_denied',
+    error_description: description,
+  });
+}
 
 /** Grants what the user may have of what the client asked for, remembers the consent, and finishes. */
 async function grantAndFinish(
@@ -73,29 +89,19 @@ async function grantAndFinish(
   accountId: string,
   login: boolean,
 ): Promise<void> {
-  const { provider, accounts, consents, audit, settings, resource } = s;
+  const { provider, records, audit, settings, resource } = s;
   const clientId = String(details.params.client_id);
   const requested = SCOPE_LIST(details.params.scope);
-  const decision = decideScopes(accounts.get(accountId) ?? {}, requested, {
+  const decision = decideScopes((await records.accountClaims(accountId)) ?? {}, requested, {
     scopes: settings.scopes,
     claims: settings.claims,
     groupsFile: settings.groupsFile,
   });
-  reply.hijack();
   if (!decision.ok) {
-    audit({
-      event: 'oauth.refused',
-      identity: accountId,
-      clientId,
-      outcome: 'access_denied',
-      reason: decision.reason,
-    });
-    await provider.interactionFinished(request.raw, reply.raw, {
-      error: 'access_denied',
-      error_description: decision.reason,
-    });
-    return;
+    const audited = { clientId, identity: accountId, reason: decision.reason };
+    return denyInteraction(s, request, reply, audited, decision.reason);
   }
+  reply.hijack();
   const grant =
     (details.grantId === undefined ? undefined : await provider.Grant.find(details.grantId)) ??
     new provider.Grant({ accountId, clientId });
@@ -108,7 +114,7 @@ async function grantAndFinish(
   if (resourceScopes.length > 0) grant.addResourceScope(resource, resourceScopes.join(' '));
   if (decision.rejected.length > 0) grant.rejectResourceScope(resource, decision.rejected.join(' '));
   const grantId = await grant.save();
-  consents.add(consentKey(accountId, clientId));
+  await records.saveConsent(accountId, clientId);
   audit({
     event: 'oauth.grant',
     identity: accountId,
@@ -130,7 +136,7 @@ async function showInteraction(
   request: FastifyRequest<{ Params: { uid: string } }>,
   reply: FastifyReply,
 ) {
-  const { provider, consents, csrfFor } = s;
+  const { provider, records, csrfFor } = s;
   const details = await provider.interactionDetails(request.raw, reply.raw);
   if (details.uid !== request.params.uid)
     return htmlError(reply, 400, 'Sign-in expired', 'Start again from your MCP host.');
@@ -140,7 +146,7 @@ async function showInteraction(
   if (
     details.prompt.name === 'consent' &&
     accountId !== undefined &&
-    consents.has(consentKey(accountId, clientId))
+    (await records.hasConsent(accountId, clientId))
   ) {
     return grantAndFinish(s, request, reply, details, accountId, false);
   }
@@ -168,7 +174,7 @@ async function answerConsent(
   request: FastifyRequest<{ Params: { uid: string } }>,
   reply: FastifyReply,
 ) {
-  const { provider, pending, csrfFor, audit, upstream } = s;
+  const { provider, records, csrfFor, audit, upstream } = s;
   const form = await readForm(request);
   const details = await provider.interactionDetails(request.raw, reply.raw);
   const expected = Buffer.from(csrfFor(details.uid));
@@ -208,22 +214,16 @@ async function answerConsent(
   }
   // Not signed in: only now, after the consent, is the user sent to the upstream provider.
   const { url, checks } = await upstream.authorizationUrl();
-  if (pending.size >= MAX_PENDING) {
-    const now = Date.now();
-    for (const [state, entry] of pending) if (entry.expiresAt <= now) pending.delete(state);
-  }
-  if (pending.size >= MAX_PENDING)
-    return htmlError(reply, 503, 'Busy', 'Too many sign-ins at once; try again.');
-  pending.set(checks.state, { uid: details.uid, checks, expiresAt: Date.now() + PENDING_TTL_MS });
+  await records.savePending(checks.state, { uid: details.uid, checks });
   return reply.code(303).header('cache-control', 'no-store').redirect(url.href, 303);
 }
 
 /** The upstream's redirect: on to the interaction's own path, where its cookie is sent. */
 async function upstreamCallback(s: ServerState, request: FastifyRequest, reply: FastifyReply) {
-  const { pending, audit, issuer } = s;
+  const { records, audit, issuer } = s;
   const query = new URL(request.url, issuer).searchParams;
-  const entry = pending.get(query.get('state') ?? '');
-  if (entry === undefined || entry.expiresAt <= Date.now()) {
+  const entry = await records.findPending(query.get('state') ?? '');
+  if (entry === undefined) {
     audit({
       event: 'oauth.refused',
       outcome: 'invalid_request',
@@ -239,11 +239,9 @@ async function finishSignIn(
   request: FastifyRequest<{ Params: { uid: string } }>,
   reply: FastifyReply,
 ) {
-  const { provider, accounts, pending, audit, settings, issuer, upstream } = s;
+  const { provider, records, audit, settings, issuer, upstream } = s;
   const query = new URL(request.url, issuer).searchParams;
-  const state = query.get('state') ?? '';
-  const entry = pending.get(state);
-  pending.delete(state);
+  const entry = await records.takePending(query.get('state') ?? '');
   const details = await provider.interactionDetails(request.raw, reply.raw);
   const clientId = String(details.params.client_id);
   if (entry === undefined || entry.uid !== details.uid || entry.uid !== request.params.uid) {
@@ -260,53 +258,34 @@ async function finishSignIn(
     claims = await upstream.signIn(new URL(`${issuer}${CALLBACK_PATH}?${query}`), entry.checks);
   } catch (error) {
     const reason = `upstream sign-in failed: ${(error as Error).message}`;
-    audit({ event: 'oauth.refused', clientId, outcome: 'access_denied', reason });
-    reply.hijack();
-    return provider.interactionFinished(request.raw, reply.raw, {
-      error: 'access_denied',
-      error_description: 'upstream sign-in failed',
-    });
+    return denyInteraction(s, request, reply, { clientId, reason }, 'upstream sign-in failed');
   }
   const id = claims[settings.claims.identity];
   if (typeof id !== 'string' || id.trim() === '' || id.length > 256) {
-    audit({
-      event: 'oauth.refused',
-      clientId,
-      outcome: 'access_denied',
-      reason: `the upstream ID token has no ${settings.claims.identity} claim`,
-    });
-    reply.hijack();
-    return provider.interactionFinished(request.raw, reply.raw, {
-      error: 'access_denied',
-      error_description: 'no usable identity',
-    });
+    const reason = `the upstream ID token has no ${settings.claims.identity} claim`;
+    return denyInteraction(s, request, reply, { clientId, reason }, 'no usable identity');
   }
-  accounts.set(id, { ...keptClaims(claims, settings.claims), sub: id });
+  await records.saveAccount(id, { ...keptClaims(claims, settings.claims), sub: id });
   return grantAndFinish(s, request, reply, details, id, true);
 }
 
 /** Requests oidc-provider answers itself (discovery, authorize, token, register, revoke, JWKS). */
-function toProvider(
-  handle: ReturnType<Provider['callback']>,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  url?: string,
-) {
+function toProvider(s: ServerState, request: FastifyRequest, reply: FastifyReply, url?: string) {
   reply.hijack();
   if (url !== undefined) request.raw.url = url;
-  handle(request.raw, reply.raw);
+  s.handle(request.raw, reply.raw);
 }
 
 /** The routes: oidc-provider's own endpoints, and the consent and upstream sign-in around them. */
-function routes(s: ServerState, handle: ReturnType<Provider['callback']>) {
+function routes(s: ServerState) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     // oidc-provider reads request bodies itself: nothing here parses them.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    app.get('/.well-known/openid-configuration', (request, reply) => toProvider(handle, request, reply));
+    app.get('/.well-known/openid-configuration', (request, reply) => toProvider(s, request, reply));
     // RFC 8414 discovery, what MCP hosts read first: the same document.
     app.get('/.well-known/oauth-authorization-server', (request, reply) =>
-      toProvider(handle, request, reply, '/.well-known/openid-configuration'),
+      toProvider(s, request, reply, '/.well-known/openid-configuration'),
     );
     app.get(CALLBACK_PATH, (request: FastifyRequest<{ Params: { uid: string } }>, reply) =>
       upstreamCallback(s, request, reply),
@@ -323,7 +302,7 @@ function routes(s: ServerState, handle: ReturnType<Provider['callback']>) {
       `${OAUTH_PREFIX}/interaction/:uid/callback`,
       (request: FastifyRequest<{ Params: { uid: string } }>, reply) => finishSignIn(s, request, reply),
     );
-    app.all(`${OAUTH_PREFIX}/*`, (request, reply) => toProvider(handle, request, reply));
+    app.all(`${OAUTH_PREFIX}/*`, (request, reply) => toProvider(s, request, reply));
     app.setErrorHandler((error: Error, request, reply) => {
       s.settings.log.warn(
         { error: error.message, path: request.url.split('?')[0] },
@@ -344,50 +323,72 @@ function routes(s: ServerState, handle: ReturnType<Provider['callback']>) {
 export async function createBuiltinAuthServer(
   settings: BuiltinAuthServerSettings,
 ): Promise<BuiltinAuthServer> {
+  const { config } = settings;
   const issuer = settings.publicUrl.replace(/\/+$/, '');
   const resource = `${issuer}${settings.mcpPath}`;
-  const accounts = new Map<string, Record<string, unknown>>();
-  /** Users who consented to a client: asked once per client and user. */
-  const consents = new Set<string>();
-  const pending = new Map<string, PendingSignIn>();
-  const csrfSecret = randomUUID();
-  const csrfFor = (uid: string) => createHmac('sha256', csrfSecret).update(uid).digest('base64url');
   const audit = (entry: Omit<AuditEntry, 'requestId' | 'durationMs'>) =>
     settings.audit.record({ requestId: randomUUID(), durationMs: 0, ...entry });
 
   const upstream: Upstream = await discoverUpstream({
-    ...settings.config.upstream,
+    ...config.upstream,
     redirectUri: `${issuer}${CALLBACK_PATH}`,
   });
-  const built = buildProvider({
-    config: settings.config,
+  const store = await openStateStore(config.state);
+  const records = serverRecords(store, {
+    grantSeconds: config.refreshTokenTtlS,
+    pendingSeconds: PENDING_TTL_S,
+  });
+  const secrets = await records.secrets();
+  const clientIdFetch = createClientIdFetch(config.clientIdMetadata);
+
+  const providerSettings = {
+    config,
     issuer,
     resource,
     scopes: settings.scopes,
     claims: settings.claims,
     behindProxy: settings.behindProxy,
-    accountClaims: (id) => accounts.get(id),
+    accountClaims: (id: string) => records.accountClaims(id),
     audit,
-  });
-  const provider: Provider = built.provider;
-  const handle = provider.callback();
+  };
+  const build = (keys: ProviderState['keys']) =>
+    buildProvider(providerSettings, {
+      store,
+      keys,
+      cookieKey: secrets.cookieKey,
+      fetch: clientIdFetch.fetch,
+    });
+  // A key verifies past the longest-lived token it signed (ID tokens: 1 h).
+  const policy: SigningKeyPolicy = {
+    rotateAfterSeconds: config.signingKeyRotateS,
+    retainSeconds: Math.max(config.accessTokenTtlS, 3600) + 60,
+  };
+  const provider = build(await signingKeys(store, policy));
   const s: ServerState = {
     provider,
-    accounts,
-    consents,
-    pending,
-    csrfFor,
+    handle: provider.callback(),
+    records,
+    csrfFor: (uid: string) => createHmac('sha256', secrets.csrfKey).update(uid).digest('base64url'),
     audit,
     settings,
     resource,
     issuer,
     upstream,
   };
+  // oidc-provider's keys are fixed for its life: each rotation builds a new one over the same state.
+  const stopRotating = rotateSigningKeys(store, policy, settings.log, (keys) => {
+    s.provider = build(keys);
+    s.handle = s.provider.callback();
+  });
 
   return {
     issuer,
-    publicKeyPem: built.publicKeyPem,
-    plugin: routes(s, handle),
-    close: () => built.close(),
+    publicJwks: async () => publicJwks(await signingKeys(store, policy)),
+    plugin: routes(s),
+    async close() {
+      stopRotating();
+      await clientIdFetch.close();
+      await store.close();
+    },
   };
 }

@@ -1,12 +1,12 @@
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import Provider, { type Configuration, errors, type JWK, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuditEntry } from '../audit/audit-log.ts';
 import type { ClaimMapping } from '../auth/jwt.ts';
 import type { ScopeSettings } from '../auth/scopes.ts';
 import type { AuthServerConfig } from '../config.ts';
-import { createClientIdFetch } from './client-id-fetch.ts';
-import { memoryAdapter } from './store.ts';
+import type { createClientIdFetch } from './client-id-fetch.ts';
+import { providerAdapter } from './state/provider-adapter.ts';
+import type { RecordStore } from './state/record-store.ts';
+import type { SigningKey } from './state/signing-keys.ts';
 
 /** Where the built-in server's endpoints live on the gateway's origin. */
 export const OAUTH_PREFIX = '/oauth';
@@ -24,22 +24,18 @@ export interface ProviderSettings {
   /** Forwarded headers are believed (TRUST_PROXY set): cookies are Secure when the host used https. */
   behindProxy: boolean;
   /** The claims kept of each account's last upstream sign-in (the access token carries them). */
-  accountClaims(accountId: string): Record<string, unknown> | undefined;
+  accountClaims(accountId: string): Promise<Record<string, unknown> | undefined>;
   audit(entry: Omit<AuditEntry, 'requestId' | 'durationMs'>): void;
 }
 
-export interface BuiltProvider {
-  provider: Provider;
-  /** The public half of the signing key, for the gateway's own token verification (no JWKS fetch). */
-  publicKeyPem: string;
-  close(): Promise<void>;
-}
-
-/** A fresh ES256 signing key; it lives in this process (tokens signed with it die with a restart). */
-function signingKey(): { jwk: JWK; publicKeyPem: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = { ...privateKey.export({ format: 'jwk' }), kid: randomUUID(), alg: 'ES256', use: 'sig' } as JWK;
-  return { jwk, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+/** What the provider keeps and signs with, shared by every instance (src/oauth/state). */
+export interface ProviderState {
+  store: RecordStore;
+  /** The signing keys, the one that signs first. */
+  keys: readonly SigningKey[];
+  cookieKey: string;
+  /** The Client ID Metadata Document fetch (SSRF-hardened). */
+  fetch: ReturnType<typeof createClientIdFetch>['fetch'];
 }
 
 const clientOf = (ctx: KoaContextWithOIDC) => ({
@@ -88,18 +84,13 @@ function features(settings: ProviderSettings): Configuration['features'] {
 }
 
 /** The whole configuration: storage, the signing key, cookies, routes, tokens and their lifetimes. */
-function configurationFor(
-  settings: ProviderSettings,
-  jwk: JWK,
-  adapter: Configuration['adapter'],
-  fetch: ReturnType<typeof createClientIdFetch>['fetch'],
-): Configuration {
+function configurationFor(settings: ProviderSettings, state: ProviderState): Configuration {
   const { config, scopes } = settings;
   return {
-    adapter,
-    jwks: { keys: [jwk] },
+    adapter: providerAdapter(state.store) as unknown as Configuration['adapter'],
+    jwks: { keys: state.keys.map((key) => key.jwk as JWK) },
     cookies: {
-      keys: [randomBytes(32).toString('base64url')],
+      keys: [state.cookieKey],
       names: {
         session: 'dagu_oauth_session',
         interaction: 'dagu_oauth_interaction',
@@ -111,7 +102,7 @@ function configurationFor(
     scopes: ['openid', 'offline_access', scopes.read, scopes.workbook],
     claims: { openid: ['sub'] },
     async findAccount(_ctx, id) {
-      return settings.accountClaims(id) === undefined
+      return (await settings.accountClaims(id)) === undefined
         ? undefined
         : { accountId: id, claims: () => ({ sub: id }) };
     },
@@ -137,7 +128,7 @@ function configurationFor(
       pushed_authorization_request: `${OAUTH_PREFIX}/par`,
     },
     features: features(settings),
-    fetch: fetch as unknown as Configuration['fetch'],
+    fetch: state.fetch as unknown as Configuration['fetch'],
     // The limit is also oidc-provider's own (the fetch above reads at most as much).
     ...({
       fetchResponseBodyLimits: { 'client_id metadata document': config.clientIdMetadata.maxBytes },
@@ -147,7 +138,7 @@ function configurationFor(
     rotateRefreshToken: () => true,
     async extraTokenClaims(_ctx, token) {
       const accountId = 'accountId' in token ? token.accountId : undefined;
-      const claims = accountId === undefined ? undefined : settings.accountClaims(accountId);
+      const claims = accountId === undefined ? undefined : await settings.accountClaims(accountId);
       if (claims === undefined) return undefined;
       // The account keeps only the claims the identity is made of (keptClaims); `sub` is the token's own.
       return Object.fromEntries(Object.entries(claims).filter(([name]) => name !== 'sub'));
@@ -243,30 +234,13 @@ function auditEvents(provider: Provider, audit: ProviderSettings['audit']): void
   });
 }
 
-/** oidc-provider configured as the MCP authorization specification asks of an authorization server. */
-export function buildProvider(settings: ProviderSettings): BuiltProvider {
-  const { config } = settings;
-  const { jwk, publicKeyPem } = signingKey();
-  const store = memoryAdapter();
-  const cimd = config.clientIdMetadata;
-  const clientIdFetch = createClientIdFetch({
-    hosts: cimd.hosts,
-    allowLoopback: cimd.allowLoopback,
-    timeoutMs: cimd.timeoutMs,
-    maxBytes: cimd.maxBytes,
-    ca: cimd.caFile === undefined ? undefined : readFileSync(cimd.caFile, 'utf8'),
-  });
-  const configuration = configurationFor(settings, jwk, store.adapter, clientIdFetch.fetch);
-  const provider = new Provider(settings.issuer, configuration);
+/**
+ * oidc-provider configured as the MCP authorization specification asks of an authorization server.
+ * Its keys are fixed for its life: a key rotation builds a new one over the same state.
+ */
+export function buildProvider(settings: ProviderSettings, state: ProviderState): Provider {
+  const provider = new Provider(settings.issuer, configurationFor(settings, state));
   provider.proxy = settings.behindProxy;
   auditEvents(provider, settings.audit);
-
-  return {
-    provider,
-    publicKeyPem,
-    async close() {
-      store.clear();
-      await clientIdFetch.close();
-    },
-  };
+  return provider;
 }

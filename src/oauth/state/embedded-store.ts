@@ -64,7 +64,15 @@ export async function openEmbeddedStore(
   options: { sweepMs?: number } = {},
 ): Promise<RecordStore> {
   const db: Db = new ClassicLevel<string, Stored>(folder, { valueEncoding: 'json' });
-  await db.open();
+  try {
+    await db.open();
+  } catch (error) {
+    // LevelDB's lock: one process per folder. Replicas share their state through Redis instead.
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'LEVEL_LOCKED') throw error;
+    throw new Error(
+      `the state folder ${folder} is in use by another gateway process; give each its own folder, or share state through Redis`,
+    );
+  }
   const { serially, drained } = perKeyQueue();
   await sweep(db);
   const sweeper = setInterval(

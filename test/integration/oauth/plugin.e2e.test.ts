@@ -507,7 +507,9 @@ describe('Client ID Metadata Documents the gateway refuses, each with an audit r
 
   test('a document on loopback while OAUTH_CLIENT_ID_ALLOW_LOOPBACK is off', async () => {
     const clientId = serveDocument('/clients/sdk-strict.json', clientDocument);
-    const strict = await startCapturedGateway(gatewayEnv(await freePort()));
+    const strict = await startCapturedGateway(
+      gatewayEnv(await freePort(), { OAUTH_STATE_DIR: join(workbookDir, 'oauth-state-strict') }),
+    );
     try {
       const answer = await authorizeAs(strict.baseUrl, clientId);
       assert.equal(answer.status, 400);

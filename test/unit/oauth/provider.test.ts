@@ -8,12 +8,17 @@ import { DAGU_CLAIMS } from '../../../src/auth/jwt.ts';
 import { DEFAULT_SCOPES } from '../../../src/auth/scopes.ts';
 import type { AuthServerConfig } from '../../../src/config.ts';
 import { buildProvider } from '../../../src/oauth/provider.ts';
+import { openEmbeddedStore } from '../../../src/oauth/state/embedded-store.ts';
+import { signingKeys } from '../../../src/oauth/state/signing-keys.ts';
+import { tempDir } from '../../support/temp.ts';
 
 const CONFIG: AuthServerConfig = {
   upstream: { issuer: 'https://idp.example', clientId: 'c', clientSecret: 's', scopes: 'openid' },
   accessTokenTtlS: 300,
   refreshTokenTtlS: 86_400,
   dynamicRegistration: true,
+  state: { dir: 'unused', redisUrl: undefined },
+  signingKeyRotateS: 86_400,
   clientIdMetadata: {
     enabled: true,
     hosts: undefined,
@@ -30,24 +35,29 @@ async function discovery(config: AuthServerConfig): Promise<Record<string, unkno
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const built = buildProvider({
-    config,
-    issuer,
-    resource: `${issuer}/mcp`,
-    scopes: DEFAULT_SCOPES,
-    claims: DAGU_CLAIMS,
-    behindProxy: false,
-    accountClaims: () => undefined,
-    audit: () => {},
-  });
-  server.on('request', built.provider.callback());
+  const store = await openEmbeddedStore(tempDir('oauth-provider-'));
+  const keys = await signingKeys(store, { rotateAfterSeconds: 86_400, retainSeconds: 3_660 });
+  const provider = buildProvider(
+    {
+      config,
+      issuer,
+      resource: `${issuer}/mcp`,
+      scopes: DEFAULT_SCOPES,
+      claims: DAGU_CLAIMS,
+      behindProxy: false,
+      accountClaims: async () => undefined,
+      audit: () => {},
+    },
+    { store, keys, cookieKey: 'k'.repeat(43), fetch: async () => new Response('{}') },
+  );
+  server.on('request', provider.callback());
   try {
     const response = await fetch(`${issuer}/.well-known/openid-configuration`);
     return { ...((await response.json()) as Record<string, unknown>), issuerUrl: issuer };
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
-    await built.close();
+    await store.close();
   }
 }
 
