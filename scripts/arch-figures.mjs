@@ -16,7 +16,7 @@ const SRC = join(ROOT, 'src');
 export const LAYERS = [
   ['core'],
   // The environment's settings: schema, help and allowed values (config.ts and the command line read them).
-  ['settings.ts', 'otel-settings.ts'],
+  ['settings.ts', 'otel-settings.ts', 'auth-server-config.ts'],
   ['config.ts', 'version.ts', 'reference'],
   ['audit', 'metrics', 'dagu', 'workbook'],
   ['read'],

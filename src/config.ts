@@ -1,10 +1,10 @@
 import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
-import type { AuthServerConfig } from './oauth/config.ts';
+import type { AuthServerConfig } from './auth-server-config.ts';
 import { type TracingConfig, tracingFromEnv } from './otel-settings.ts';
 import { allowedText, ENV_SCHEMA, type SettingName, type ToolTextMode } from './settings.ts';
 
-export type { AuthServerConfig } from './oauth/config.ts';
+export type { AuthServerConfig } from './auth-server-config.ts';
 export { TRACE_SAMPLERS, type TraceSampler, type TracingConfig, tracingFromEnv } from './otel-settings.ts';
 export { TOOL_TEXT_MODES, type ToolTextMode } from './settings.ts';
 
