@@ -4,6 +4,8 @@ export interface AuthServerConfig {
   accessTokenTtlS: number;
   refreshTokenTtlS: number;
   dynamicRegistration: boolean;
+  /** OAUTH_CLIENTS_FILE: clients an administrator registered ahead; undefined: none. */
+  clientsFile: string | undefined;
   /** Where registrations, grants, refresh tokens and signing keys live: Redis when set, else the folder. */
   state: { dir: string; redisUrl: string | undefined };
   signingKeyRotateS: number;

@@ -241,6 +241,7 @@ function authServerConfig(v: EnvValues, { str, num }: Readers): AuthServerConfig
     accessTokenTtlS: num('OAUTH_ACCESS_TOKEN_TTL_S'),
     refreshTokenTtlS: num('OAUTH_REFRESH_TOKEN_TTL_S'),
     dynamicRegistration: v.OAUTH_DYNAMIC_REGISTRATION === true,
+    clientsFile: str('OAUTH_CLIENTS_FILE'),
     state: { dir: str('OAUTH_STATE_DIR')!, redisUrl: str('OAUTH_STATE_REDIS_URL') },
     signingKeyRotateS: num('OAUTH_SIGNING_KEY_ROTATE_S'),
     clientIdMetadata: {

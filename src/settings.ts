@@ -66,6 +66,7 @@ export const ENV_SCHEMA = {
     OAUTH_CLIENT_ID_ALLOW_LOOPBACK: { type: 'boolean', default: false },
     OAUTH_CLIENT_ID_CA_FILE: text,
     OAUTH_STATE_DIR: { ...text, default: 'oauth-state' },
+    OAUTH_CLIENTS_FILE: text,
     OAUTH_STATE_REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     OAUTH_SIGNING_KEY_ROTATE_S: integer(3600, 90 * 86_400, 7 * 86_400),
     ALLOWED_HOSTS: text,
@@ -229,6 +230,9 @@ const SETTING_TEXT = {
   },
   OAUTH_CLIENT_ID_CA_FILE: {
     help: 'PEM file of CA certificates trusted for Client ID Metadata Document fetches (unset: the system CAs)',
+  },
+  OAUTH_CLIENTS_FILE: {
+    help: 'YAML or JSON file of clients registered ahead (client_id, redirect_uris, optional client_name, application_type, client_secret; reloaded on change)',
   },
   OAUTH_STATE_DIR: {
     help: "folder of the built-in server's embedded store (registrations, grants, refresh tokens, signing keys): keep it across restarts",

@@ -6,6 +6,7 @@ import type { ClaimMapping } from '../auth/jwt.ts';
 import type { ScopeSettings } from '../auth/scopes.ts';
 import type { AuthServerConfig } from '../config.ts';
 import type { Log } from '../core/log.ts';
+import { type FileClients, watchClientFile } from './client-file.ts';
 import { createClientIdFetch } from './client-id-fetch.ts';
 import { consentPage, htmlError, readForm } from './consent-page.ts';
 import {
@@ -340,6 +341,9 @@ export async function createBuiltinAuthServer(
   });
   const secrets = await records.secrets();
   const clientIdFetch = createClientIdFetch(config.clientIdMetadata);
+  const clientFile =
+    config.clientsFile === undefined ? undefined : watchClientFile(config.clientsFile, { log: settings.log });
+  const noClients: FileClients = new Map();
 
   const providerSettings = {
     config,
@@ -356,6 +360,7 @@ export async function createBuiltinAuthServer(
       store,
       keys,
       cookieKey: secrets.cookieKey,
+      fileClients: () => clientFile?.current() ?? noClients,
       fetch: clientIdFetch.fetch,
     });
   // A key verifies past the longest-lived token it signed (ID tokens: 1 h).
@@ -387,6 +392,7 @@ export async function createBuiltinAuthServer(
     plugin: routes(s),
     async close() {
       stopRotating();
+      clientFile?.close();
       await clientIdFetch.close();
       await store.close();
     },

@@ -3,6 +3,7 @@ import type { AuditEntry } from '../audit/audit-log.ts';
 import type { ClaimMapping } from '../auth/jwt.ts';
 import type { ScopeSettings } from '../auth/scopes.ts';
 import type { AuthServerConfig } from '../config.ts';
+import type { FileClients } from './client-file.ts';
 import type { createClientIdFetch } from './client-id-fetch.ts';
 import { providerAdapter } from './state/provider-adapter.ts';
 import type { RecordStore } from './state/record-store.ts';
@@ -34,6 +35,8 @@ export interface ProviderState {
   /** The signing keys, the one that signs first. */
   keys: readonly SigningKey[];
   cookieKey: string;
+  /** The pre-registered clients (OAUTH_CLIENTS_FILE), as they are now. */
+  fileClients: () => FileClients;
   /** The Client ID Metadata Document fetch (SSRF-hardened). */
   fetch: ReturnType<typeof createClientIdFetch>['fetch'];
 }
@@ -87,7 +90,7 @@ function features(settings: ProviderSettings): Configuration['features'] {
 function configurationFor(settings: ProviderSettings, state: ProviderState): Configuration {
   const { config, scopes } = settings;
   return {
-    adapter: providerAdapter(state.store) as unknown as Configuration['adapter'],
+    adapter: providerAdapter(state.store, state.fileClients) as unknown as Configuration['adapter'],
     jwks: { keys: state.keys.map((key) => key.jwk as JWK) },
     cookies: {
       keys: [state.cookieKey],

@@ -24,6 +24,8 @@ export class BrowserAgent {
   readonly steps: AgentStep[] = [];
   /** How many times the gateway's consent page was shown. */
   consentPages = 0;
+  /** The consent pages' HTML, in order. */
+  readonly consentPagesText: string[] = [];
 
   constructor(
     private readonly user: UserCredentials,
@@ -87,6 +89,7 @@ export class BrowserAgent {
       if (next.origin === this.gatewayOrigin) {
         // The gateway's consent page.
         this.consentPages += 1;
+        this.consentPagesText.push(text);
         const action = /<form method="post" action="([^"]+)"/.exec(text)?.[1];
         const csrf = /name="csrf" value="([^"]+)"/.exec(text)?.[1];
         if (action === undefined || csrf === undefined)

@@ -51,12 +51,24 @@ function withoutScope({ scope: _pinned, ...rest }: AdapterPayload): AdapterPaylo
   return rest;
 }
 
-/** The adapter factory `oidc-provider` takes as its `adapter` option: one adapter per model name. */
-export function providerAdapter(store: RecordStore): (model: string) => ProviderAdapter {
+/**
+ * The adapter factory `oidc-provider` takes as its `adapter` option: one adapter per model name.
+ * `fileClients` are the administrator's pre-registered clients, read before the stored ones (and
+ * looked up on every find, so that a reload of their file takes effect at once).
+ */
+export function providerAdapter(
+  store: RecordStore,
+  fileClients: () => ReadonlyMap<string, Readonly<AdapterPayload>> = () => new Map(),
+): (model: string) => ProviderAdapter {
   return (model) => {
     const key = (id: string) => `${model}:${id}`;
-    const find = async (id: string | undefined) =>
+    const stored = async (id: string | undefined) =>
       id === undefined ? undefined : asPayload(await store.get(key(id)));
+    const find =
+      model === 'Client'
+        ? async (id: string | undefined) =>
+            (id === undefined ? undefined : fileClients().get(id)) ?? stored(id)
+        : stored;
     const idAt = async (indexKey: string) => {
       const id = await store.get(indexKey);
       return typeof id === 'string' ? id : undefined;

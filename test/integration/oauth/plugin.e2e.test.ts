@@ -8,7 +8,7 @@
 // workbook scope, a token for another resource, revocation, and the refusals of metadata documents.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,12 +25,23 @@ import { BrowserAgent, GatewayOAuthProvider } from '../../support/builtin-as.ts'
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { connectWithOAuth, type OAuthConnection } from '../../support/oauth-clients.ts';
 import { type AuthorizationServer, startAuthorizationServer } from '../../support/oidc-provider.ts';
+import { until } from '../../support/record-store-contract.ts';
 import { createTestCa, type TestCa } from '../../support/tls.ts';
 import { writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 
 const UPSTREAM_CLIENT = 'dagu-gateway';
 const UPSTREAM_SECRET = randomBytes(24).toString('base64url');
 const OTHER_RESOURCE = 'https://other.example/mcp';
+/** OAUTH_CLIENTS_FILE: a native host whose loopback redirect matches on any port (RFC 8252). */
+const PRE_REGISTERED = [
+  'clients:',
+  '  - client_id: team-agent',
+  '    client_name: Team agent (registered by the administrator)',
+  '    application_type: native',
+  '    redirect_uris: [http://127.0.0.1/oauth/callback]',
+  '',
+].join('\n');
+const clientsFile = () => join(workbookDir, 'clients.yaml');
 
 let dagu: TestDagu;
 let upstream: AuthorizationServer;
@@ -53,6 +64,7 @@ before(async () => {
   const port = await freePort();
   publicUrl = `http://127.0.0.1:${port}`;
   resource = `${publicUrl}/mcp`;
+  writeFileSync(clientsFile(), PRE_REGISTERED);
   upstream = await startAuthorizationServer({
     mcpFeatures: false,
     accounts: { alice: randomBytes(12).toString('base64url') },
@@ -109,6 +121,7 @@ function gatewayEnv(port: number, extra: Record<string, string> = {}): Record<st
     OAUTH_CLIENT_ID_CA_FILE: ca.caFile,
     WORKBOOK_ROOTS: workbookDir,
     OAUTH_STATE_DIR: join(workbookDir, 'oauth-state'),
+    OAUTH_CLIENTS_FILE: clientsFile(),
     ...extra,
   };
 }
@@ -521,5 +534,43 @@ describe('Client ID Metadata Documents the gateway refuses, each with an audit r
     } finally {
       await strict.close();
     }
+  });
+});
+
+// ---- pre-registered clients ----------------------------------------------------------------
+
+describe('TypeScript SDK client, pre-registered in OAUTH_CLIENTS_FILE', () => {
+  test('connects with the administrator’s client id (no registration, no document), reads; the consent names the client', async () => {
+    const agent = new BrowserAgent(user, publicUrl);
+    const provider = newProvider(agent);
+    provider.client = { client_id: 'team-agent' };
+    const registrationsBefore = auditOf('oauth.registration').length;
+    const connection = await connect(provider);
+    assert.ok((await readDags(connection.client)).includes(dagu.seed.dags.twoSteps));
+    assert.equal(provider.client?.client_id, 'team-agent');
+    assert.equal(auditOf('oauth.registration').length, registrationsBefore, 'the SDK registered nothing');
+    assert.equal(decodeJwt(provider.tokens()!.access_token).aud, resource);
+    assert.ok(
+      agent.consentPagesText.some((page) => page.includes('Team agent (registered by the administrator)')),
+    );
+  });
+
+  test('dropped from the file, it is refused at the next authorization without a restart', async () => {
+    assert.equal((await authorizeAs(publicUrl, 'team-agent')).status, 303);
+    writeFileSync(clientsFile(), 'clients: []\n');
+    await until(
+      async () => (await authorizeAs(publicUrl, 'team-agent')).status === 400,
+      10_000,
+      'the clients file reload',
+    );
+    const answer = await authorizeAs(publicUrl, 'team-agent');
+    assert.equal(answer.body.error, 'invalid_client');
+    assert.ok(refusalFor(gateway.auditLines(), 'team-agent'), 'the refusal is audited');
+    writeFileSync(clientsFile(), PRE_REGISTERED);
+    await until(
+      async () => (await authorizeAs(publicUrl, 'team-agent')).status === 303,
+      10_000,
+      'the clients file reload',
+    );
   });
 });

@@ -17,6 +17,7 @@ const CONFIG: AuthServerConfig = {
   accessTokenTtlS: 300,
   refreshTokenTtlS: 86_400,
   dynamicRegistration: true,
+  clientsFile: undefined,
   state: { dir: 'unused', redisUrl: undefined },
   signingKeyRotateS: 86_400,
   clientIdMetadata: {
@@ -48,7 +49,13 @@ async function discovery(config: AuthServerConfig): Promise<Record<string, unkno
       accountClaims: async () => undefined,
       audit: () => {},
     },
-    { store, keys, cookieKey: 'k'.repeat(43), fetch: async () => new Response('{}') },
+    {
+      store,
+      keys,
+      cookieKey: 'k'.repeat(43),
+      fileClients: () => new Map(),
+      fetch: async () => new Response('{}'),
+    },
   );
   server.on('request', provider.callback());
   try {

@@ -67,3 +67,24 @@ test('a client is stored without an index and without its registered scope (no p
   });
   assert.deepEqual(await store.members('grant:not-an-index'), []);
 });
+
+test('a pre-registered client is found from the file as it is now, before a stored client of the same id', async () => {
+  let file: Map<string, Record<string, unknown>> = new Map([
+    ['team-agent', { client_id: 'team-agent', redirect_uris: ['https://a.example/cb'] }],
+  ]);
+  const clients = providerAdapter(store, () => file)('Client');
+  await clients.upsert('team-agent', {
+    client_id: 'team-agent',
+    redirect_uris: ['https://stored.example/cb'],
+  });
+  assert.deepEqual((await clients.find('team-agent'))?.redirect_uris, ['https://a.example/cb']);
+  file = new Map();
+  assert.deepEqual(
+    (await clients.find('team-agent'))?.redirect_uris,
+    ['https://stored.example/cb'],
+    'a client dropped from the file is no longer found there',
+  );
+  const sessions = providerAdapter(store, () => file)('Session');
+  file = new Map([['file-only', { client_id: 'not-a-session' }]]);
+  assert.equal(await sessions.find('file-only'), undefined, 'only the Client model reads the file');
+});
