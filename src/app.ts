@@ -156,10 +156,12 @@ async function registerGuards(app: FastifyInstance, config: GatewayConfig, core:
   // SIGTERM: not ready at once, still serving for DRAIN_MS, then every connection closed as it idles.
   await app.register(drainPlugin, { drainMs: config.http.drainMs });
   await app.register(httpAnswersPlugin, { mcpPath: config.mcpPath });
-  // DNS-rebinding protection on every route, before anything else runs.
+  // DNS-rebinding protection on every route, before anything else runs. The gateway's own pages
+  // (the built-in server's consent form) post from PUBLIC_URL's origin: never a cross-origin call.
+  const ownOrigin = config.publicUrl === undefined ? [] : [new URL(config.publicUrl).origin];
   await app.register(hostOriginPlugin, {
     allowedHosts: config.allowedHosts,
-    allowedOrigins: config.allowedOrigins,
+    allowedOrigins: [...config.allowedOrigins, ...ownOrigin],
     loopbackOrigins: config.loopbackOrigins,
     audit: core.audit,
   });

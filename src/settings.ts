@@ -245,7 +245,7 @@ const SETTING_TEXT = {
     help: 'how long one token-signing key signs, in seconds; the old key verifies until its tokens expire',
   },
   ALLOWED_HOSTS: { help: 'Host names served, comma-separated (DNS-rebinding protection)' },
-  ALLOWED_ORIGINS: { help: 'browser Origins accepted, comma-separated' },
+  ALLOWED_ORIGINS: { help: "browser Origins accepted, comma-separated (PUBLIC_URL's own origin always is)" },
   AUDIT_LOG: { help: 'audit log: stdout, stderr, or a file (JSON lines, reopened on SIGHUP)' },
   RATE_LIMIT_PER_MINUTE: { help: 'tool calls and resource reads per minute per caller' },
   MAX_CONCURRENT_CALLS_PER_IDENTITY: { help: 'calls served at once per caller' },

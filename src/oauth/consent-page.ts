@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -48,6 +49,31 @@ export async function readForm(request: FastifyRequest): Promise<URLSearchParams
     chunks.push(chunk as Buffer);
   }
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+/**
+ * Why a consent post is not the user's answer to this page, or undefined. A browser names the posting
+ * page's origin (`Origin`) and whether the request is same-origin (`Sec-Fetch-Site`): either naming
+ * another site refuses the post, whatever ALLOWED_ORIGINS lets browsers call. The form's CSRF token
+ * (an HMAC of the interaction) is compared in constant time.
+ */
+export function consentPostProblem(
+  headers: FastifyRequest['headers'],
+  givenCsrf: string | null,
+  expectedCsrf: string,
+  origin: string,
+): string | undefined {
+  const site = headers['sec-fetch-site'];
+  if (
+    (headers.origin !== undefined && headers.origin !== origin) ||
+    (site !== undefined && site !== 'same-origin')
+  )
+    return 'consent posted from another site';
+  const given = Buffer.from(givenCsrf ?? '');
+  const expected = Buffer.from(expectedCsrf);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return 'consent form without its CSRF token';
+  return undefined;
 }
 
 /** A refusal page with its status, never cached. */

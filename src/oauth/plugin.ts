@@ -1,4 +1,4 @@
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { AuditEntry, AuditLog } from '../audit/audit-log.ts';
@@ -8,7 +8,7 @@ import type { AuthServerConfig } from '../config.ts';
 import type { Log } from '../core/log.ts';
 import { type FileClients, watchClientFile } from './client-file.ts';
 import { createClientIdFetch } from './client-id-fetch.ts';
-import { consentPage, htmlError, readForm } from './consent-page.ts';
+import { consentPage, consentPostProblem, htmlError, readForm } from './consent-page.ts';
 import {
   buildProvider,
   CALLBACK_PATH,
@@ -178,20 +178,13 @@ async function answerConsent(
   const { provider, records, csrfFor, audit, upstream } = s;
   const form = await readForm(request);
   const details = await provider.interactionDetails(request.raw, reply.raw);
-  const expected = Buffer.from(csrfFor(details.uid));
-  const given = Buffer.from(form.get('csrf') ?? '');
   const clientId = String(details.params.client_id);
-  if (
-    details.uid !== request.params.uid ||
-    given.length !== expected.length ||
-    !timingSafeEqual(given, expected)
-  ) {
-    audit({
-      event: 'oauth.refused',
-      clientId,
-      outcome: 'invalid_request',
-      reason: 'consent form without its CSRF token',
-    });
+  const problem =
+    details.uid !== request.params.uid
+      ? 'consent posted for another sign-in'
+      : consentPostProblem(request.headers, form.get('csrf'), csrfFor(details.uid), new URL(s.issuer).origin);
+  if (problem !== undefined) {
+    audit({ event: 'oauth.refused', clientId, outcome: 'invalid_request', reason: problem });
     return htmlError(reply, 403, 'Not allowed', 'The consent form was not posted from this page.');
   }
   const accountId = details.session?.accountId;

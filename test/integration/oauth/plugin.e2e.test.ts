@@ -42,6 +42,7 @@ const PRE_REGISTERED = [
   '',
 ].join('\n');
 const clientsFile = () => join(workbookDir, 'clients.yaml');
+const BROWSER_HOST = 'https://host.example';
 
 let dagu: TestDagu;
 let upstream: AuthorizationServer;
@@ -122,6 +123,8 @@ function gatewayEnv(port: number, extra: Record<string, string> = {}): Record<st
     WORKBOOK_ROOTS: workbookDir,
     OAUTH_STATE_DIR: join(workbookDir, 'oauth-state'),
     OAUTH_CLIENTS_FILE: clientsFile(),
+    // A browser-based host may call the MCP endpoint; it may still not answer the consent page.
+    ALLOWED_ORIGINS: BROWSER_HOST,
     ...extra,
   };
 }
@@ -572,5 +575,62 @@ describe('TypeScript SDK client, pre-registered in OAUTH_CLIENTS_FILE', () => {
       10_000,
       'the clients file reload',
     );
+  });
+});
+
+// ---- the consent form -----------------------------------------------------------------------
+
+describe('the consent form accepts only its own page’s post', () => {
+  test('another site’s post (an allowed browser origin included) and a post without the CSRF token get 403, audited; the page’s own post goes on', async () => {
+    const start = new URL(`${publicUrl}/oauth/authorize`);
+    start.search = new URLSearchParams({
+      client_id: 'team-agent',
+      response_type: 'code',
+      redirect_uri: 'http://127.0.0.1:9/oauth/callback',
+      scope: 'dagu.read',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    }).toString();
+    const toInteraction = await fetch(start, { redirect: 'manual' });
+    const cookie = toInteraction.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ');
+    const page = await fetch(new URL(toInteraction.headers.get('location')!, publicUrl), {
+      headers: { cookie },
+    });
+    const html = await page.text();
+    const action = new URL(
+      /<form method="post" action="([^"]+)"/.exec(html)![1]!.replaceAll('&#38;', '&'),
+      publicUrl,
+    );
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+    const post = (headers: Record<string, string>, form: Record<string, string>) =>
+      fetch(action, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(form).toString(),
+      });
+    const refusedBefore = auditOf('oauth.refused').length;
+    assert.equal((await post({ origin: BROWSER_HOST }, { csrf, decision: 'allow' })).status, 403);
+    assert.equal((await post({ 'sec-fetch-site': 'cross-site' }, { csrf, decision: 'allow' })).status, 403);
+    assert.equal((await post({ origin: publicUrl }, { decision: 'allow' })).status, 403);
+    assert.deepEqual(
+      auditOf('oauth.refused')
+        .slice(refusedBefore)
+        .map((line) => line.reason),
+      [
+        'consent posted from another site',
+        'consent posted from another site',
+        'consent form without its CSRF token',
+      ],
+    );
+    const own = await post(
+      { origin: publicUrl, 'sec-fetch-site': 'same-origin' },
+      { csrf, decision: 'allow' },
+    );
+    assert.equal(own.status, 303);
+    assert.ok(own.headers.get('location')?.startsWith(upstream.issuer), 'on to the upstream sign-in');
   });
 });

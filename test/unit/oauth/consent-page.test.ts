@@ -1,7 +1,7 @@
 // The consent page (src/oauth/consent-page.ts): what it shows, escaped, and the form it posts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { consentPage, messagePage } from '../../../src/oauth/consent-page.ts';
+import { consentPage, consentPostProblem, messagePage } from '../../../src/oauth/consent-page.ts';
 
 describe('consentPage', () => {
   const page = consentPage({
@@ -31,5 +31,43 @@ describe('consentPage', () => {
 describe('messagePage', () => {
   test('escapes its title and message', () => {
     assert.match(messagePage('a<b', 'c&d'), /<title>a&#60;b<\/title>.*c&#38;d/s);
+  });
+});
+
+describe('consentPostProblem', () => {
+  const origin = 'https://gateway.example';
+  const csrf = 'c'.repeat(43);
+
+  test('the page’s own post passes: same origin, its token; a client that sends neither header too', () => {
+    assert.equal(
+      consentPostProblem({ origin, 'sec-fetch-site': 'same-origin' }, csrf, csrf, origin),
+      undefined,
+    );
+    assert.equal(consentPostProblem({}, csrf, csrf, origin), undefined);
+  });
+
+  test('a post from another site is refused by its Origin or its Sec-Fetch-Site, even with the token', () => {
+    for (const headers of [
+      { origin: 'https://host.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+    ]) {
+      assert.equal(
+        consentPostProblem(headers, csrf, csrf, origin),
+        'consent posted from another site',
+        JSON.stringify(headers),
+      );
+    }
+  });
+
+  test('a post without its token, or with another one, is refused', () => {
+    for (const given of [null, '', 'x', `${csrf.slice(1)}d`]) {
+      assert.equal(
+        consentPostProblem({ origin }, given, csrf, origin),
+        'consent form without its CSRF token',
+        String(given),
+      );
+    }
   });
 });
