@@ -34,6 +34,20 @@ Client id: <code>${escapeHtml(view.clientId)}</code></p>
 </body></html>`;
 }
 
+/**
+ * The consent page's Content-Security-Policy. Browsers hold a form's redirects to `form-action` too, so
+ * it names where the answer leads: this origin, the upstream sign-in, and the client's redirect URI
+ * (its origin, or its scheme for a native app's `cursor:`-style URI).
+ */
+export function consentPagePolicy(upstreamOrigin: string, redirectUri: URL | null): string {
+  const sources = ["'self'", upstreamOrigin];
+  if (redirectUri?.protocol === 'http:' || redirectUri?.protocol === 'https:')
+    sources.push(redirectUri.origin);
+  else if (redirectUri !== null && /^[a-z][a-z0-9+.-]*:$/.test(redirectUri.protocol))
+    sources.push(redirectUri.protocol);
+  return `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action ${sources.join(' ')}`;
+}
+
 /** A short page for a refusal the user should see (never a stack trace). */
 export function messagePage(title: string, message: string): string {
   return `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(title)}</title><body style="font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>`;

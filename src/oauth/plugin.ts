@@ -8,7 +8,7 @@ import type { AuthServerConfig } from '../config.ts';
 import type { Log } from '../core/log.ts';
 import { type FileClients, watchClientFile } from './client-file.ts';
 import { createClientIdFetch } from './client-id-fetch.ts';
-import { consentPage, consentPostProblem, htmlError, readForm } from './consent-page.ts';
+import { consentPage, consentPagePolicy, consentPostProblem, htmlError, readForm } from './consent-page.ts';
 import {
   buildProvider,
   CALLBACK_PATH,
@@ -155,7 +155,7 @@ async function showInteraction(
   const redirect = URL.parse(String(details.params.redirect_uri ?? ''));
   return reply
     .header('cache-control', 'no-store')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+    .header('content-security-policy', consentPagePolicy(s.upstream.authorizationOrigin, redirect))
     .header('x-frame-options', 'DENY')
     .type('text/html; charset=utf-8')
     .send(

@@ -19,6 +19,8 @@ export interface UpstreamChecks {
 }
 
 export interface Upstream {
+  /** The origin of the provider's authorization endpoint, where the consent form's answer leads. */
+  authorizationOrigin: string;
   /** The provider's authorization URL for a new sign-in (code flow, PKCE S256, state, nonce). */
   authorizationUrl(): Promise<{ url: URL; checks: UpstreamChecks }>;
   /**
@@ -42,6 +44,7 @@ export async function discoverUpstream(settings: UpstreamSettings): Promise<Upst
     insecure ? { execute: [oidc.allowInsecureRequests] } : undefined,
   );
   return {
+    authorizationOrigin: new URL(config.serverMetadata().authorization_endpoint ?? settings.issuer).origin,
     async authorizationUrl() {
       const checks = {
         state: oidc.randomState(),

@@ -1,7 +1,12 @@
 // The consent page (src/oauth/consent-page.ts): what it shows, escaped, and the form it posts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { consentPage, consentPostProblem, messagePage } from '../../../src/oauth/consent-page.ts';
+import {
+  consentPage,
+  consentPagePolicy,
+  consentPostProblem,
+  messagePage,
+} from '../../../src/oauth/consent-page.ts';
 
 describe('consentPage', () => {
   const page = consentPage({
@@ -69,5 +74,32 @@ describe('consentPostProblem', () => {
         String(given),
       );
     }
+  });
+});
+
+describe('consentPagePolicy', () => {
+  const upstream = 'https://login.example';
+  const formAction = (policy: string) => /form-action ([^;]+)/.exec(policy)?.[1];
+
+  test('the form may lead to this origin, the upstream sign-in and the client’s redirect origin; nothing loads', () => {
+    const policy = consentPagePolicy(upstream, new URL('https://host.example/callback?x=1'));
+    assert.equal(formAction(policy), "'self' https://login.example https://host.example");
+    assert.match(policy, /default-src 'none'/);
+    assert.match(policy, /frame-ancestors 'none'/);
+  });
+
+  test('a loopback redirect keeps its port; a native app’s scheme is named as a scheme', () => {
+    assert.equal(
+      formAction(consentPagePolicy(upstream, new URL('http://127.0.0.1:33418/cb'))),
+      "'self' https://login.example http://127.0.0.1:33418",
+    );
+    assert.equal(
+      formAction(consentPagePolicy(upstream, new URL('cursor://anysphere.cursor-mcp/oauth/callback'))),
+      "'self' https://login.example cursor:",
+    );
+  });
+
+  test('no redirect URI: only this origin and the upstream', () => {
+    assert.equal(formAction(consentPagePolicy(upstream, null)), "'self' https://login.example");
   });
 });

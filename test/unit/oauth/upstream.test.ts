@@ -47,6 +47,7 @@ describe('discoverUpstream', () => {
     assert.equal(url.searchParams.get('nonce'), checks.nonce);
     assert.equal(url.searchParams.get('redirect_uri'), REDIRECT);
     assert.equal(url.searchParams.get('client_id'), 'gateway');
+    assert.equal(upstream.authorizationOrigin, url.origin, 'the origin the consent page’s policy names');
   });
 
   test('a sign-in returns the ID token claims; a callback with another state is refused', async () => {
