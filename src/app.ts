@@ -195,6 +195,7 @@ async function registerAuthServer(
     groupsFile: config.auth.groupsFile,
     behindProxy: config.trustProxy.length > 0,
     audit: core.audit,
+    metrics: core.metrics,
     log: app.log,
   });
   app.addHook('onClose', () => server.close());

@@ -1,11 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import type { AuditEntry, AuditLog } from '../audit/audit-log.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
 import type { ClaimMapping } from '../auth/jwt.ts';
 import type { ScopeSettings } from '../auth/scopes.ts';
 import type { AuthServerConfig } from '../config.ts';
 import type { Log } from '../core/log.ts';
+import { type OAuthEvent, oauthOutcome } from '../core/oauth-events.ts';
+import type { GatewayMetrics } from '../metrics/metrics.ts';
 import { type FileClients, watchClientFile } from './client-file.ts';
 import { createClientIdFetch } from './client-id-fetch.ts';
 import { consentPage, consentPagePolicy, consentPostProblem, htmlError, readForm } from './consent-page.ts';
@@ -14,9 +16,10 @@ import {
   CALLBACK_PATH,
   interactionPath,
   OAUTH_PREFIX,
+  type OAuthAuditEntry,
   type ProviderState,
 } from './provider.ts';
-import { decideScopes, keptClaims } from './scope-policy.ts';
+import { decideScopes, keptClaims, scopeList } from './scope-policy.ts';
 import { openStateStore, type ServerRecords, serverRecords } from './server-state.ts';
 import { publicJwks, rotateSigningKeys, type SigningKeyPolicy, signingKeys } from './state/signing-keys.ts';
 import { discoverUpstream, type Upstream } from './upstream.ts';
@@ -30,6 +33,7 @@ export interface BuiltinAuthServerSettings {
   groupsFile: string | undefined;
   behindProxy: boolean;
   audit: AuditLog;
+  metrics: Pick<GatewayMetrics, 'oauthEvent'>;
   log: Log;
 }
 
@@ -45,11 +49,6 @@ export interface BuiltinAuthServer {
 /** A sign-in sent upstream waits for its callback ten minutes at most, like the interaction. */
 const PENDING_TTL_S = 600;
 
-const SCOPE_LIST = (value: unknown) =>
-  String(value ?? '')
-    .split(' ')
-    .filter((scope) => scope !== '');
-
 /** What the interaction routes share: the provider, the upstream, and who signed in and consented. */
 interface ServerState {
   /** Replaced when the signing key rotates. */
@@ -62,7 +61,7 @@ interface ServerState {
   /** Accounts, consents (asked once per client and user) and sign-ins waiting for the upstream. */
   records: ServerRecords;
   csrfFor(uid: string): string;
-  audit(entry: Omit<AuditEntry, 'requestId' | 'durationMs'>): void;
+  audit(entry: OAuthAuditEntry): void;
 }
 
 /** Ends the interaction with an `access_denied` to the client, audited with the reason. */
@@ -92,7 +91,7 @@ async function grantAndFinish(
 ): Promise<void> {
   const { provider, records, audit, settings, resource } = s;
   const clientId = String(details.params.client_id);
-  const requested = SCOPE_LIST(details.params.scope);
+  const requested = scopeList(details.params.scope);
   const decision = decideScopes((await records.accountClaims(accountId)) ?? {}, requested, {
     scopes: settings.scopes,
     claims: settings.claims,
@@ -164,7 +163,7 @@ async function showInteraction(
         clientName: client?.clientName ?? clientId,
         clientId,
         redirectHost: redirect?.host ?? '',
-        scopes: SCOPE_LIST(details.params.scope),
+        scopes: scopeList(details.params.scope),
         csrf: csrfFor(details.uid),
       }),
     );
@@ -314,14 +313,21 @@ function routes(s: ServerState) {
   };
 }
 
+/** Every event in the audit log, and counted (mcp_gateway_oauth_events_total). */
+const auditAndCount =
+  ({ audit, metrics }: BuiltinAuthServerSettings) =>
+  (entry: OAuthAuditEntry) => {
+    audit.record({ requestId: randomUUID(), durationMs: 0, ...entry });
+    metrics.oauthEvent(entry.event.slice('oauth.'.length) as OAuthEvent, oauthOutcome(entry.outcome));
+  };
+
 export async function createBuiltinAuthServer(
   settings: BuiltinAuthServerSettings,
 ): Promise<BuiltinAuthServer> {
   const { config } = settings;
   const issuer = settings.publicUrl.replace(/\/+$/, '');
   const resource = `${issuer}${settings.mcpPath}`;
-  const audit = (entry: Omit<AuditEntry, 'requestId' | 'durationMs'>) =>
-    settings.audit.record({ requestId: randomUUID(), durationMs: 0, ...entry });
+  const audit = auditAndCount(settings);
 
   const upstream: Upstream = await discoverUpstream({
     ...config.upstream,

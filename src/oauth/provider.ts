@@ -3,6 +3,7 @@ import type { AuditEntry } from '../audit/audit-log.ts';
 import type { ClaimMapping } from '../auth/jwt.ts';
 import type { ScopeSettings } from '../auth/scopes.ts';
 import type { AuthServerConfig } from '../config.ts';
+import type { OAuthEvent } from '../core/oauth-events.ts';
 import type { FileClients } from './client-file.ts';
 import type { createClientIdFetch } from './client-id-fetch.ts';
 import { providerAdapter } from './state/provider-adapter.ts';
@@ -13,6 +14,11 @@ import type { SigningKey } from './state/signing-keys.ts';
 export const OAUTH_PREFIX = '/oauth';
 export const CALLBACK_PATH = `${OAUTH_PREFIX}/callback`;
 export const interactionPath = (uid: string) => `${OAUTH_PREFIX}/interaction/${uid}`;
+
+/** What the built-in server audits: an `oauth.*` event, without the call's request id and duration. */
+export type OAuthAuditEntry = Omit<AuditEntry, 'requestId' | 'durationMs' | 'event'> & {
+  event: `oauth.${OAuthEvent}`;
+};
 
 export interface ProviderSettings {
   config: AuthServerConfig;
@@ -26,7 +32,7 @@ export interface ProviderSettings {
   behindProxy: boolean;
   /** The claims kept of each account's last upstream sign-in (the access token carries them). */
   accountClaims(accountId: string): Promise<Record<string, unknown> | undefined>;
-  audit(entry: Omit<AuditEntry, 'requestId' | 'durationMs'>): void;
+  audit(entry: OAuthAuditEntry): void;
 }
 
 /** What the provider keeps and signs with, shared by every instance (src/oauth/state). */

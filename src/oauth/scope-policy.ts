@@ -4,6 +4,12 @@ import { applyGroups, parseGroups } from '../auth/groups.ts';
 import { type ClaimMapping, identityFromClaims } from '../auth/jwt.ts';
 import type { ScopeSettings } from '../auth/scopes.ts';
 
+/** A space-separated scope parameter as its scopes (none for a missing one). */
+export const scopeList = (value: unknown): string[] =>
+  String(value ?? '')
+    .split(' ')
+    .filter((scope) => scope !== '');
+
 export type ScopeDecision =
   | { ok: true; granted: string[]; rejected: string[] }
   | { ok: false; reason: string };

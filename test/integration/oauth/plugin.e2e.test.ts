@@ -634,3 +634,30 @@ describe('the consent form accepts only its own page’s post', () => {
     assert.ok(own.headers.get('location')?.startsWith(upstream.issuer), 'on to the upstream sign-in');
   });
 });
+
+// ---- metrics ----------------------------------------------------------------------------------
+
+test('every audited event is counted on /metrics by event and outcome, as many as the audit log holds', async () => {
+  const body = await (await fetch(`${publicUrl}/metrics`)).text();
+  const counted = (event: string, outcome: string) =>
+    Number(
+      new RegExp(
+        `^mcp_gateway_oauth_events_total\\{event="${event}",outcome="${outcome}"\\} (\\d+)$`,
+        'm',
+      ).exec(body)?.[1] ?? 0,
+    );
+  const audited = (event: string, outcome: string) =>
+    gateway.auditLines().filter((line) => line.event === `oauth.${event}` && line.outcome === outcome).length;
+  for (const [event, outcome] of [
+    ['registration', 'ok'],
+    ['consent', 'ok'],
+    ['grant', 'ok'],
+    ['token', 'ok'],
+    ['revocation', 'ok'],
+    ['refused', 'invalid_client'],
+    ['refused', 'invalid_request'],
+  ] as const) {
+    assert.ok(audited(event, outcome) > 0, `${event} ${outcome} audited`);
+    assert.equal(counted(event, outcome), audited(event, outcome), `${event} ${outcome}`);
+  }
+});

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DAGU_CLAIMS } from '../../../src/auth/jwt.ts';
 import { DEFAULT_SCOPES } from '../../../src/auth/scopes.ts';
-import { decideScopes, keptClaims } from '../../../src/oauth/scope-policy.ts';
+import { decideScopes, keptClaims, scopeList } from '../../../src/oauth/scope-policy.ts';
 
 const groupsFile = (yaml: string) => {
   const file = join(mkdtempSync(join(tmpdir(), 'scope-policy-')), 'groups.yaml');
@@ -83,4 +83,9 @@ describe('keptClaims', () => {
       { sub: 'a', role: 'viewer', groups: ['g'], email: 'e', preferred_username: 'p' },
     );
   });
+});
+
+test('scopeList: a scope parameter split on spaces, empty parts and a missing parameter giving none', () => {
+  assert.deepEqual(scopeList('openid  dagu.read '), ['openid', 'dagu.read']);
+  assert.deepEqual(scopeList(undefined), []);
 });
