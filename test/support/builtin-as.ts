@@ -6,10 +6,23 @@
  * answer JSON), until a redirect leaves both origins: the MCP client's redirect URI.
  */
 import {
+  type AgentPage,
+  type AgentPost,
   HeadlessOAuthProvider,
   type HeadlessProviderOptions,
   type UserCredentials,
 } from './oauth-clients.ts';
+
+/** The upstream provider's login or consent at test/support/oidc-provider.ts (its pages answer JSON). */
+function answerOidcProvider({ url, text }: AgentPage, user: UserCredentials): AgentPost {
+  const { prompt } = JSON.parse(text) as { prompt: string };
+  const form = new URLSearchParams();
+  if (prompt === 'login') {
+    form.set('login', user.login);
+    form.set('password', user.password);
+  }
+  return { url: new URL(`${url.pathname}/${prompt === 'login' ? 'login' : 'confirm'}`, url), form };
+}
 
 export interface AgentStep {
   method: string;
@@ -29,6 +42,11 @@ export class BrowserAgent {
     private readonly user: UserCredentials,
     private readonly gatewayOrigin: string,
     private readonly decision: 'allow' | 'deny' = 'allow',
+    /** How a page of the upstream provider is answered; default oidc-provider's JSON interactions. */
+    private readonly answerUpstream: (
+      page: AgentPage,
+      user: UserCredentials,
+    ) => AgentPost = answerOidcProvider,
   ) {}
 
   private jar(origin: string): Map<string, string> {
@@ -99,18 +117,12 @@ export class BrowserAgent {
         };
         continue;
       }
-      // The upstream provider's login or consent (JSON, see oidc-provider.ts).
-      const { prompt } = JSON.parse(text) as { prompt: string };
-      const form = new URLSearchParams();
-      if (prompt === 'login') {
-        form.set('login', this.user.login);
-        form.set('password', this.user.password);
-      }
-      next = new URL(`${next.pathname}/${prompt === 'login' ? 'login' : 'confirm'}`, next);
+      const post = this.answerUpstream({ url: next, status: response.status, text }, this.user);
+      next = post.url;
       init = {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: form.toString(),
+        body: post.form.toString(),
       };
     }
     const trail = this.steps.slice(-8).map((step) => `${step.method} ${step.url} ${step.status}`);
