@@ -5,11 +5,14 @@
  * and signs in at the upstream provider (test/support/oidc-provider.ts, whose interaction routes
  * answer JSON), until a redirect leaves both origins: the MCP client's redirect URI.
  */
+import assert from 'node:assert/strict';
+import { UnauthorizedError } from '@modelcontextprotocol/client';
 import {
   type AgentPage,
   type AgentPost,
   HeadlessOAuthProvider,
   type HeadlessProviderOptions,
+  type OAuthConnection,
   type UserCredentials,
 } from './oauth-clients.ts';
 
@@ -163,4 +166,23 @@ export class GatewayOAuthProvider extends HeadlessOAuthProvider {
     this.signIn = undefined;
     return params;
   }
+}
+
+/**
+ * A workbook read by a client holding only the read scope, as a host makes it: the gateway asks for
+ * more (the SDK re-authorizes and throws UnauthorizedError), the code that comes back is exchanged,
+ * and the read is made again. Returns that second result.
+ */
+export async function readWorkbookAfterStepUp(
+  connection: OAuthConnection,
+  provider: GatewayOAuthProvider,
+  path: string,
+): Promise<{ isError?: boolean; structuredContent?: { data?: { sheets?: unknown[] } } }> {
+  const args = { target: 'workbook', path };
+  await assert.rejects(connection.client.callTool({ name: 'dagu_read', arguments: args }), UnauthorizedError);
+  await connection.transport.finishAuth(await provider.callbackParams());
+  return (await connection.client.callTool({ name: 'dagu_read', arguments: args })) as {
+    isError?: boolean;
+    structuredContent?: { data?: { sheets?: unknown[] } };
+  };
 }

@@ -11,9 +11,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { UnauthorizedError } from '@modelcontextprotocol/client';
 import { type CapturedGateway, startCapturedGateway } from '../../support/auth-fixtures.ts';
-import { BrowserAgent, GatewayOAuthProvider } from '../../support/builtin-as.ts';
+import { BrowserAgent, GatewayOAuthProvider, readWorkbookAfterStepUp } from '../../support/builtin-as.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { answerKeycloakPage, type Keycloak, keycloakScript, startKeycloak } from '../../support/keycloak.ts';
@@ -156,16 +155,7 @@ describe('the built-in authorization server signing users in at Keycloak', { ski
   });
 
   test('step-up to dagu.workbook: the registered client gets it with no edit at Keycloak and no second consent page', async () => {
-    const args = { target: 'workbook', path: join(dir, 'small.xlsx') };
-    await assert.rejects(
-      connection.client.callTool({ name: 'dagu_read', arguments: args }),
-      UnauthorizedError,
-    );
-    await connection.transport.finishAuth(await provider.callbackParams());
-    const result = (await connection.client.callTool({ name: 'dagu_read', arguments: args })) as {
-      isError?: boolean;
-      structuredContent?: { data?: { sheets?: unknown[] } };
-    };
+    const result = await readWorkbookAfterStepUp(connection, provider, join(dir, 'small.xlsx'));
     assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
     assert.deepEqual(String(decodeJwt(provider.tokens()!.access_token).scope).split(' ').sort(), [
       'dagu.read',
