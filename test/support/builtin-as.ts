@@ -5,11 +5,27 @@
  * and signs in at the upstream provider (test/support/oidc-provider.ts, whose interaction routes
  * answer JSON), until a redirect leaves both origins: the MCP client's redirect URI.
  */
+import assert from 'node:assert/strict';
+import { UnauthorizedError } from '@modelcontextprotocol/client';
 import {
+  type AgentPage,
+  type AgentPost,
   HeadlessOAuthProvider,
   type HeadlessProviderOptions,
+  type OAuthConnection,
   type UserCredentials,
 } from './oauth-clients.ts';
+
+/** The upstream provider's login or consent at test/support/oidc-provider.ts (its pages answer JSON). */
+function answerOidcProvider({ url, text }: AgentPage, user: UserCredentials): AgentPost {
+  const { prompt } = JSON.parse(text) as { prompt: string };
+  const form = new URLSearchParams();
+  if (prompt === 'login') {
+    form.set('login', user.login);
+    form.set('password', user.password);
+  }
+  return { url: new URL(`${url.pathname}/${prompt === 'login' ? 'login' : 'confirm'}`, url), form };
+}
 
 export interface AgentStep {
   method: string;
@@ -31,6 +47,11 @@ export class BrowserAgent {
     private readonly user: UserCredentials,
     private readonly gatewayOrigin: string,
     private readonly decision: 'allow' | 'deny' = 'allow',
+    /** How a page of the upstream provider is answered; default oidc-provider's JSON interactions. */
+    private readonly answerUpstream: (
+      page: AgentPage,
+      user: UserCredentials,
+    ) => AgentPost = answerOidcProvider,
   ) {}
 
   private jar(origin: string): Map<string, string> {
@@ -102,18 +123,12 @@ export class BrowserAgent {
         };
         continue;
       }
-      // The upstream provider's login or consent (JSON, see oidc-provider.ts).
-      const { prompt } = JSON.parse(text) as { prompt: string };
-      const form = new URLSearchParams();
-      if (prompt === 'login') {
-        form.set('login', this.user.login);
-        form.set('password', this.user.password);
-      }
-      next = new URL(`${next.pathname}/${prompt === 'login' ? 'login' : 'confirm'}`, next);
+      const post = this.answerUpstream({ url: next, status: response.status, text }, this.user);
+      next = post.url;
       init = {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: form.toString(),
+        body: post.form.toString(),
       };
     }
     const trail = this.steps.slice(-8).map((step) => `${step.method} ${step.url} ${step.status}`);
@@ -154,4 +169,23 @@ export class GatewayOAuthProvider extends HeadlessOAuthProvider {
     this.signIn = undefined;
     return params;
   }
+}
+
+/**
+ * A workbook read by a client holding only the read scope, as a host makes it: the gateway asks for
+ * more (the SDK re-authorizes and throws UnauthorizedError), the code that comes back is exchanged,
+ * and the read is made again. Returns that second result.
+ */
+export async function readWorkbookAfterStepUp(
+  connection: OAuthConnection,
+  provider: GatewayOAuthProvider,
+  path: string,
+): Promise<{ isError?: boolean; structuredContent?: { data?: { sheets?: unknown[] } } }> {
+  const args = { target: 'workbook', path };
+  await assert.rejects(connection.client.callTool({ name: 'dagu_read', arguments: args }), UnauthorizedError);
+  await connection.transport.finishAuth(await provider.callbackParams());
+  return (await connection.client.callTool({ name: 'dagu_read', arguments: args })) as {
+    isError?: boolean;
+    structuredContent?: { data?: { sheets?: unknown[] } };
+  };
 }

@@ -14,14 +14,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  type Client,
-  OAuthError,
-  refreshAuthorization,
-  UnauthorizedError,
-} from '@modelcontextprotocol/client';
+import { type Client, OAuthError, refreshAuthorization } from '@modelcontextprotocol/client';
 import { type CapturedGateway, startCapturedGateway } from '../../support/auth-fixtures.ts';
-import { BrowserAgent, GatewayOAuthProvider } from '../../support/builtin-as.ts';
+import { BrowserAgent, GatewayOAuthProvider, readWorkbookAfterStepUp } from '../../support/builtin-as.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { connectWithOAuth, type OAuthConnection } from '../../support/oauth-clients.ts';
 import { type AuthorizationServer, startAuthorizationServer } from '../../support/oidc-provider.ts';
@@ -253,16 +248,7 @@ describe('TypeScript SDK client, dynamic registration, upstream without registra
 
   test('step-up: a workbook read with dagu.read gets 403, the SDK re-authorizes with dagu.workbook without a second consent page, reads', async () => {
     const { provider, connection, agent: browser } = shared;
-    const args = { target: 'workbook', path: join(workbookDir, 'small.xlsx') };
-    await assert.rejects(
-      connection.client.callTool({ name: 'dagu_read', arguments: args }),
-      UnauthorizedError,
-    );
-    await connection.transport.finishAuth(await provider.callbackParams());
-    const result = (await connection.client.callTool({ name: 'dagu_read', arguments: args })) as {
-      isError?: boolean;
-      structuredContent?: { data?: { sheets?: unknown[] } };
-    };
+    const result = await readWorkbookAfterStepUp(connection, provider, join(workbookDir, 'small.xlsx'));
     assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
     assert.deepEqual(decodeJwt(provider.tokens()!.access_token).scope?.split(' ').sort(), [
       'dagu.read',
@@ -438,15 +424,7 @@ describe('TypeScript SDK client, Client ID Metadata Document served over https o
 
   test('step-up to dagu.workbook without a second consent page', async () => {
     const { provider, connection, agent: browser } = shared;
-    const args = { target: 'workbook', path: join(workbookDir, 'small.xlsx') };
-    await assert.rejects(
-      connection.client.callTool({ name: 'dagu_read', arguments: args }),
-      UnauthorizedError,
-    );
-    await connection.transport.finishAuth(await provider.callbackParams());
-    const result = (await connection.client.callTool({ name: 'dagu_read', arguments: args })) as {
-      isError?: boolean;
-    };
+    const result = await readWorkbookAfterStepUp(connection, provider, join(workbookDir, 'small.xlsx'));
     assert.notEqual(result.isError, true);
     assert.deepEqual(decodeJwt(provider.tokens()!.access_token).scope?.split(' ').sort(), [
       'dagu.read',
