@@ -521,10 +521,12 @@ describe('Client ID Metadata Documents the gateway refuses, each with an audit r
 // ---- pre-registered clients ----------------------------------------------------------------
 
 describe('TypeScript SDK client, pre-registered in OAUTH_CLIENTS_FILE', () => {
+  let preRegistered: GatewayOAuthProvider | undefined;
   test('connects with the administrator’s client id (no registration, no document), reads; the consent names the client', async () => {
     const agent = new BrowserAgent(user, publicUrl);
     const provider = newProvider(agent);
     provider.client = { client_id: 'team-agent' };
+    preRegistered = provider;
     const registrationsBefore = auditOf('oauth.registration').length;
     const connection = await connect(provider);
     assert.ok((await readDags(connection.client)).includes(dagu.seed.dags.twoSteps));
@@ -547,6 +549,12 @@ describe('TypeScript SDK client, pre-registered in OAUTH_CLIENTS_FILE', () => {
     const answer = await authorizeAs(publicUrl, 'team-agent');
     assert.equal(answer.body.error, 'invalid_client');
     assert.ok(refusalFor(gateway.auditLines(), 'team-agent'), 'the refusal is audited');
+    const refresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: preRegistered!.tokens()!.refresh_token!,
+      client_id: 'team-agent',
+    });
+    assert.equal(refresh.body.error, 'invalid_client', 'its refresh token no longer refreshes');
     writeFileSync(clientsFile(), PRE_REGISTERED);
     await until(
       async () => (await authorizeAs(publicUrl, 'team-agent')).status === 303,
