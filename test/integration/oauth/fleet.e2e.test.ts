@@ -293,4 +293,35 @@ describe('two replicas sharing Redis behind HAProxy (PUBLIC_URL: its front)', ()
       `# after both restarts: A ${answered(a.auditLines().slice(aBefore))}; B ${answered(b.auditLines().slice(bBefore))}\n`,
     );
   });
+
+  test('a sign-in whose steps HAProxy spreads over both replicas completes, and reads', {
+    skip: skipFleet,
+  }, async () => {
+    const [a, b] = replicas as [Gateway, Gateway];
+    for (const replica of replicas) if (replica.process === undefined) await replica.start();
+    await upIs({ gateway1: 'UP', gateway2: 'UP' });
+    const [aBefore, bBefore] = [a.auditLines().length, b.auditLines().length];
+    // Round robin, request by request: the registration, the consent, the upstream callback and the
+    // code exchange land on one replica or the other, each finding what the other stored in Redis.
+    const { agent, provider, connection } = await signIn(haproxy!.frontUrl);
+    assert.ok((await readDags(connection.client)).includes(dagu.seed.dags.twoSteps));
+    assert.equal(agent.consentPages, 1);
+    const clientId = provider.client!.client_id;
+    const signInSteps = (lines: AuditLine[]) =>
+      lines
+        .filter((line) => line.client_id === clientId)
+        .map((line) => `${line.event}${line.event === 'oauth.token' ? ` ${line.reason}` : ''}`);
+    const byReplica = {
+      A: signInSteps(a.auditLines().slice(aBefore)),
+      B: signInSteps(b.auditLines().slice(bBefore)),
+    };
+    process.stdout.write(`# sign-in steps audited by replica: ${JSON.stringify(byReplica)}\n`);
+    assert.ok(byReplica.A.length > 0 && byReplica.B.length > 0, JSON.stringify(byReplica));
+    assert.deepEqual([...byReplica.A, ...byReplica.B].sort(), [
+      'oauth.consent',
+      'oauth.grant',
+      'oauth.registration',
+      'oauth.token authorization_code',
+    ]);
+  });
 });
