@@ -27,6 +27,11 @@ export class BrowserAgent {
   readonly steps: AgentStep[] = [];
   /** How many times the gateway's consent page was shown. */
   consentPages = 0;
+  /**
+   * Sends a request to the gateway's origin (default: `fetch`); a test may send it to one replica of
+   * several instead. Cookies, the consent page and redirects stay the gateway origin's.
+   */
+  sendToGateway: (url: URL, init: RequestInit) => Promise<Response> = (url, init) => fetch(url, init);
 
   constructor(
     private readonly user: UserCredentials,
@@ -45,7 +50,8 @@ export class BrowserAgent {
 
   async request(url: URL, init: RequestInit = {}): Promise<Response> {
     const jar = this.jar(url.origin);
-    const response = await fetch(url, {
+    const send = url.origin === this.gatewayOrigin ? this.sendToGateway : fetch;
+    const response = await send(url, {
       ...init,
       redirect: 'manual',
       headers: {

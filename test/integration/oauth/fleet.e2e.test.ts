@@ -21,7 +21,7 @@ import {
   refreshAuthorization,
   startAuthorization,
 } from '@modelcontextprotocol/client';
-import { bearer, postMcp, toolCallBody } from '../../support/auth-fixtures.ts';
+import { bearer, postMcp, rawHttp, toolCallBody } from '../../support/auth-fixtures.ts';
 import { type BinProcess, baseEnv, ensureBuilt, freePort, startBin } from '../../support/bin.ts';
 import {
   BrowserAgent,
@@ -168,6 +168,23 @@ async function readWith(mcpUrl: string, accessToken: string) {
   return { status: answer.status, toolError: result?.isError === true };
 }
 
+/**
+ * A request sent straight to `replica` as HAProxy forwards it: with the `Host` the caller used
+ * (PUBLIC_URL's), which `fetch` cannot set.
+ */
+async function sendAsHaproxy(replica: Gateway, url: URL, init: RequestInit): Promise<Response> {
+  const answer = await rawHttp(`http://${replica.address}${url.pathname}${url.search}`, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.headers as Record<string, string>), host: url.host },
+    ...(typeof init.body === 'string' ? { body: init.body } : {}),
+  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(answer.headers)) {
+    for (const one of [value ?? []].flat()) headers.append(name, one);
+  }
+  return new Response(answer.status === 204 ? null : answer.text, { status: answer.status, headers });
+}
+
 const refreshesOf = (lines: AuditLine[], clientId: string) =>
   lines.filter(
     (line) => line.event === 'oauth.token' && line.reason === 'refresh_token' && line.client_id === clientId,
@@ -294,34 +311,79 @@ describe('two replicas sharing Redis behind HAProxy (PUBLIC_URL: its front)', ()
     );
   });
 
-  test('a sign-in whose steps HAProxy spreads over both replicas completes, and reads', {
+  test('a sign-in whose browser steps alternate between the replicas completes, and reads', {
     skip: skipFleet,
   }, async () => {
     const [a, b] = replicas as [Gateway, Gateway];
-    for (const replica of replicas) if (replica.process === undefined) await replica.start();
     await upIs({ gateway1: 'UP', gateway2: 'UP' });
     const [aBefore, bBefore] = [a.auditLines().length, b.auditLines().length];
-    // Round robin, request by request: the registration, the consent, the upstream callback and the
-    // code exchange land on one replica or the other, each finding what the other stored in Redis.
-    const { agent, provider, connection } = await signIn(haproxy!.frontUrl);
+    // The browser's requests to PUBLIC_URL go straight to A, B, A, … in turn: authorize (A), the consent
+    // page (B), its form posted (A), the upstream's callback (B), the sign-in finished (A), the
+    // authorization resumed (B). Each replica finds what the other stored (interaction, CSRF key,
+    // pending sign-in, session) in Redis. The SDK's own requests pass HAProxy.
+    const agent = new BrowserAgent(upstream.user, haproxy!.frontUrl);
+    const answeredBy: string[] = [];
+    agent.sendToGateway = (url, init) => {
+      const replica = replicas[answeredBy.length % 2]!;
+      answeredBy.push(replica.name);
+      return sendAsHaproxy(replica, url, init);
+    };
+    const provider = newGatewayProvider(agent, upstream.user, upstream.server.issuer);
+    const connection = await connectWithOAuth(`${haproxy!.frontUrl}/mcp`, provider);
+    open.push(connection);
     assert.ok((await readDags(connection.client)).includes(dagu.seed.dags.twoSteps));
     assert.equal(agent.consentPages, 1);
-    const clientId = provider.client!.client_id;
-    const signInSteps = (lines: AuditLine[]) =>
-      lines
-        .filter((line) => line.client_id === clientId)
-        .map((line) => `${line.event}${line.event === 'oauth.token' ? ` ${line.reason}` : ''}`);
-    const byReplica = {
-      A: signInSteps(a.auditLines().slice(aBefore)),
-      B: signInSteps(b.auditLines().slice(bBefore)),
-    };
-    process.stdout.write(`# sign-in steps audited by replica: ${JSON.stringify(byReplica)}\n`);
-    assert.ok(byReplica.A.length > 0 && byReplica.B.length > 0, JSON.stringify(byReplica));
-    assert.deepEqual([...byReplica.A, ...byReplica.B].sort(), [
-      'oauth.consent',
-      'oauth.grant',
-      'oauth.registration',
-      'oauth.token authorization_code',
+    assert.deepEqual(answeredBy, [
+      'replica-a',
+      'replica-b',
+      'replica-a',
+      'replica-b',
+      'replica-a',
+      'replica-b',
     ]);
+    const clientId = provider.client!.client_id;
+    const events = (lines: AuditLine[]) =>
+      lines.filter((line) => line.client_id === clientId).map((line) => line.event);
+    // The consent form shown by B and posted to A; the callback B received, finished by A.
+    assert.deepEqual(
+      events(a.auditLines().slice(aBefore)).filter(
+        (event) => event !== 'oauth.registration' && event !== 'oauth.token',
+      ),
+      ['oauth.consent', 'oauth.grant'],
+    );
+    assert.deepEqual(
+      events(b.auditLines().slice(bBefore)).filter(
+        (event) => event === 'oauth.consent' || event === 'oauth.grant',
+      ),
+      [],
+    );
+  });
+
+  test('one refresh token sent to both replicas at once: one refresh is answered, the other refused invalid_grant', {
+    skip: skipFleet,
+  }, async () => {
+    const [a, b] = replicas as [Gateway, Gateway];
+    await upIs({ gateway1: 'UP', gateway2: 'UP' });
+    const { provider } = await signIn(haproxy!.frontUrl);
+    const form = new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: provider.tokens()!.refresh_token!,
+      client_id: provider.client!.client_id,
+    }).toString();
+    // Straight at each replica (the token endpoint answers on any host): both at the same moment.
+    const answers = await Promise.all(
+      [a, b].map(async (replica) => {
+        const response = await fetch(`http://${replica.address}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: form,
+        });
+        return { status: response.status, body: (await response.json()) as { error?: string } };
+      }),
+    );
+    const outcomes = answers
+      .map((answer) => (answer.status === 200 ? 'ok' : String(answer.body.error)))
+      .sort();
+    assert.deepEqual(outcomes, ['invalid_grant', 'ok'], JSON.stringify(answers));
   });
 });
