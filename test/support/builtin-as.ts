@@ -165,7 +165,7 @@ export class GatewayOAuthProvider extends HeadlessOAuthProvider {
 // ---- the gateway's upstream, and what its tests read of the tokens -------------------------------
 
 /** The upstream provider's one confidential client, registered for the gateway by an administrator. */
-export const UPSTREAM_CLIENT = 'dagu-gateway';
+const UPSTREAM_CLIENT = 'dagu-gateway';
 
 export interface GatewayUpstream {
   server: AuthorizationServer;
@@ -216,14 +216,14 @@ export function newGatewayProvider(
   agent: BrowserAgent,
   user: UserCredentials,
   upstreamOrigin: string,
-  options: { clientMetadataUrl?: string; name?: string } = {},
+  options: { clientMetadataUrl?: string } = {},
 ): GatewayOAuthProvider {
   return new GatewayOAuthProvider({
     user,
     agent,
     upstreamOrigin,
     scope: 'dagu.read',
-    clientName: options.name ?? 'builtin-server tests (TypeScript SDK)',
+    clientName: 'builtin-server tests (TypeScript SDK)',
     ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
   });
 }

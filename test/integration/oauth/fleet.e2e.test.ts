@@ -7,7 +7,8 @@
 //   keys), and a new authorization by the same user and client shows no consent page again;
 // - two replicas sharing a real Redis (OAUTH_STATE_REDIS_URL) behind a real HAProxy running
 //   deploy/haproxy/haproxy.cfg, PUBLIC_URL being HAProxy's front: the sign-in through replica A, the
-//   refresh and read through replica B, then both restarted and the refresh and read again.
+//   refresh and read through replica B, then both restarted and the refresh and read again; a sign-in
+//   whose browser steps alternate between the replicas; one refresh token sent to both at once.
 // The client is the v2 TypeScript SDK's (dynamic registration); its browser the test's BrowserAgent
 // signing in at oidc-provider as the upstream (test/support/builtin-as.ts). Each replica writes its
 // own audit log: which replica answered is read there.
