@@ -40,7 +40,7 @@ export interface ServerRecords {
   saveConsent(accountId: string, clientId: string): Promise<void>;
   savePending(state: string, signIn: PendingSignIn): Promise<void>;
   findPending(state: string): Promise<PendingSignIn | undefined>;
-  /** The sign-in waiting under `state`, removed: a callback is redeemed once. */
+  /** The sign-in waiting under `state`, removed in the same step: a callback is redeemed once, on any replica. */
   takePending(state: string): Promise<PendingSignIn | undefined>;
   secrets(): Promise<ServerSecrets>;
 }
@@ -74,11 +74,7 @@ export function serverRecords(store: RecordStore, lifetimes: RecordLifetimes): S
       store.put(consentKey(accountId, clientId), true, lifetimes.grantSeconds),
     savePending: (state, signIn) => store.put(`pending:${state}`, signIn, lifetimes.pendingSeconds),
     findPending: async (state) => asPending(await store.get(`pending:${state}`)),
-    async takePending(state) {
-      const signIn = asPending(await store.get(`pending:${state}`));
-      await store.remove([`pending:${state}`]);
-      return signIn;
-    },
+    takePending: async (state) => asPending(await store.take(`pending:${state}`)),
     async secrets() {
       const fresh = {
         cookieKey: randomBytes(32).toString('base64url'),

@@ -6,7 +6,8 @@
  * answer JSON), until a redirect leaves both origins: the MCP client's redirect URI.
  */
 import assert from 'node:assert/strict';
-import { UnauthorizedError } from '@modelcontextprotocol/client';
+import { randomBytes } from 'node:crypto';
+import { type refreshAuthorization, UnauthorizedError } from '@modelcontextprotocol/client';
 import {
   type AgentPage,
   type AgentPost,
@@ -15,6 +16,7 @@ import {
   type OAuthConnection,
   type UserCredentials,
 } from './oauth-clients.ts';
+import { type AuthorizationServer, startAuthorizationServer } from './oidc-provider.ts';
 
 /** The upstream provider's login or consent at test/support/oidc-provider.ts (its pages answer JSON). */
 function answerOidcProvider({ url, text }: AgentPage, user: UserCredentials): AgentPost {
@@ -42,6 +44,11 @@ export class BrowserAgent {
   consentPages = 0;
   /** The consent pages' HTML, in order. */
   readonly consentPagesText: string[] = [];
+  /**
+   * Sends a request to the gateway's origin (default: `fetch`); a test may send it to one replica of
+   * several instead. Cookies, the consent page and redirects stay the gateway origin's.
+   */
+  sendToGateway: (url: URL, init: RequestInit) => Promise<Response> = (url, init) => fetch(url, init);
 
   constructor(
     private readonly user: UserCredentials,
@@ -65,7 +72,8 @@ export class BrowserAgent {
 
   async request(url: URL, init: RequestInit = {}): Promise<Response> {
     const jar = this.jar(url.origin);
-    const response = await fetch(url, {
+    const send = url.origin === this.gatewayOrigin ? this.sendToGateway : fetch;
+    const response = await send(url, {
       ...init,
       redirect: 'manual',
       headers: {
@@ -189,3 +197,85 @@ export async function readWorkbookAfterStepUp(
     structuredContent?: { data?: { sheets?: unknown[] } };
   };
 }
+// ---- the gateway's upstream, and what its tests read of the tokens -------------------------------
+
+/** The upstream provider's one confidential client, registered for the gateway by an administrator. */
+const UPSTREAM_CLIENT = 'dagu-gateway';
+
+export interface GatewayUpstream {
+  server: AuthorizationServer;
+  /** alice, who signs in upstream (email alice@example.com, group readers). */
+  user: UserCredentials;
+  /** The gateway's settings for the built-in server signing in through this upstream. */
+  gatewayEnv(publicUrl: string): Record<string, string>;
+}
+
+/**
+ * oidc-provider as the upstream of the built-in server, standing in for Entra ID or Cognito: no
+ * registration endpoint, no resource indicators, one confidential client whose redirect URIs are the
+ * callbacks of the gateways at `publicUrls`.
+ */
+export async function startGatewayUpstream(publicUrls: readonly string[]): Promise<GatewayUpstream> {
+  const secret = randomBytes(24).toString('base64url');
+  const server = await startAuthorizationServer({
+    mcpFeatures: false,
+    accounts: { alice: randomBytes(12).toString('base64url') },
+    accountClaims: { alice: { email: 'alice@example.com', groups: ['readers'] } },
+    clients: [
+      {
+        client_id: UPSTREAM_CLIENT,
+        client_secret: secret,
+        redirect_uris: publicUrls.map((url) => `${url}/oauth/callback`),
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+  });
+  return {
+    server,
+    user: { login: 'alice', password: server.accounts.alice! },
+    gatewayEnv: (publicUrl) => ({
+      PUBLIC_URL: publicUrl,
+      AUTH_SERVER: 'builtin',
+      OAUTH_UPSTREAM_ISSUER: server.issuer,
+      OAUTH_UPSTREAM_CLIENT_ID: UPSTREAM_CLIENT,
+      OAUTH_UPSTREAM_CLIENT_SECRET: secret,
+      OAUTH_UPSTREAM_SCOPES: 'openid',
+    }),
+  };
+}
+
+/** A v2 SDK provider asking for `dagu.read`, whose browser is `agent`, signing in at `upstream`. */
+export function newGatewayProvider(
+  agent: BrowserAgent,
+  user: UserCredentials,
+  upstreamOrigin: string,
+  options: { clientMetadataUrl?: string } = {},
+): GatewayOAuthProvider {
+  return new GatewayOAuthProvider({
+    user,
+    agent,
+    upstreamOrigin,
+    scope: 'dagu.read',
+    clientName: 'builtin-server tests (TypeScript SDK)',
+    ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
+  });
+}
+
+/** The claims of a JWT, unverified (the tests read what the gateway put in its own tokens). */
+export const decodeJwt = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as {
+    aud?: string;
+    iss?: string;
+    sub?: string;
+    scope?: string;
+    email?: string;
+    groups?: string[];
+  };
+
+/** The built-in server's RFC 8414 metadata, as hosts read it. */
+export const serverMetadata = async (publicUrl: string) =>
+  (await (await fetch(`${publicUrl}/.well-known/oauth-authorization-server`)).json()) as Parameters<
+    typeof refreshAuthorization
+  >[1]['metadata'];

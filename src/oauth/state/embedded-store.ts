@@ -103,6 +103,12 @@ export async function openEmbeddedStore(
     async remove(keys) {
       await Promise.all(keys.map((key) => serially(key, () => db.del(key))));
     },
+    take: (key) =>
+      serially(key, async () => {
+        const record = await live(db, key);
+        if (record !== undefined) await db.del(key);
+        return record?.v;
+      }),
     addToSet: (key, member, ttlSeconds) =>
       serially(key, async () => {
         const previous = await live(db, key);

@@ -7,25 +7,31 @@
 // real Dagu with a token whose audience is the gateway. Then: refresh (rotated), step-up to the
 // workbook scope, a token for another resource, revocation, and the refusals of metadata documents.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Client, OAuthError, refreshAuthorization } from '@modelcontextprotocol/client';
+import { OAuthError, refreshAuthorization } from '@modelcontextprotocol/client';
 import { type CapturedGateway, startCapturedGateway } from '../../support/auth-fixtures.ts';
-import { BrowserAgent, GatewayOAuthProvider, readWorkbookAfterStepUp } from '../../support/builtin-as.ts';
+import {
+  BrowserAgent,
+  decodeJwt,
+  type GatewayOAuthProvider,
+  type GatewayUpstream,
+  serverMetadata as metadataAt,
+  newGatewayProvider,
+  readWorkbookAfterStepUp,
+  startGatewayUpstream,
+} from '../../support/builtin-as.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
-import { connectWithOAuth, type OAuthConnection } from '../../support/oauth-clients.ts';
-import { type AuthorizationServer, startAuthorizationServer } from '../../support/oidc-provider.ts';
+import { connectWithOAuth, type OAuthConnection, readDags } from '../../support/oauth-clients.ts';
+import type { AuthorizationServer } from '../../support/oidc-provider.ts';
 import { until } from '../../support/record-store-contract.ts';
 import { createTestCa, type TestCa } from '../../support/tls.ts';
 import { writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 
-const UPSTREAM_CLIENT = 'dagu-gateway';
-const UPSTREAM_SECRET = randomBytes(24).toString('base64url');
 const OTHER_RESOURCE = 'https://other.example/mcp';
 /** OAUTH_CLIENTS_FILE: a native host whose loopback redirect matches on any port (RFC 8252). */
 const PRE_REGISTERED = [
@@ -41,6 +47,7 @@ const BROWSER_HOST = 'https://host.example';
 
 let dagu: TestDagu;
 let upstream: AuthorizationServer;
+let upstreamSettings: GatewayUpstream;
 let gateway: CapturedGateway;
 let ca: TestCa;
 let documents: Server;
@@ -48,7 +55,7 @@ let documentsUrl: string;
 let publicUrl: string;
 let resource: string;
 let workbookDir: string;
-const user = { login: 'alice', password: '' };
+let user: GatewayUpstream['user'];
 const open: OAuthConnection[] = [];
 /** Client ID Metadata Documents and other answers served over https, by path. */
 const served = new Map<string, { status: number; headers?: Record<string, string>; body: string | Buffer }>();
@@ -61,22 +68,9 @@ before(async () => {
   publicUrl = `http://127.0.0.1:${port}`;
   resource = `${publicUrl}/mcp`;
   writeFileSync(clientsFile(), PRE_REGISTERED);
-  upstream = await startAuthorizationServer({
-    mcpFeatures: false,
-    accounts: { alice: randomBytes(12).toString('base64url') },
-    accountClaims: { alice: { email: 'alice@example.com', groups: ['readers'] } },
-    clients: [
-      {
-        client_id: UPSTREAM_CLIENT,
-        client_secret: UPSTREAM_SECRET,
-        redirect_uris: [`${publicUrl}/oauth/callback`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-  });
-  user.password = upstream.accounts.alice!;
+  upstreamSettings = await startGatewayUpstream([publicUrl]);
+  upstream = upstreamSettings.server;
+  user = upstreamSettings.user;
   ca = createTestCa();
   const certificate = ca.issue('documents');
   documents = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
@@ -108,12 +102,7 @@ function gatewayEnv(port: number, extra: Record<string, string> = {}): Record<st
     PORT: String(port),
     DAGU_URL: dagu.url,
     DAGU_API_BASE: dagu.apiBase,
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    AUTH_SERVER: 'builtin',
-    OAUTH_UPSTREAM_ISSUER: upstream.issuer,
-    OAUTH_UPSTREAM_CLIENT_ID: UPSTREAM_CLIENT,
-    OAUTH_UPSTREAM_CLIENT_SECRET: UPSTREAM_SECRET,
-    OAUTH_UPSTREAM_SCOPES: 'openid',
+    ...upstreamSettings.gatewayEnv(`http://127.0.0.1:${port}`),
     OAUTH_CLIENT_ID_CA_FILE: ca.caFile,
     WORKBOOK_ROOTS: workbookDir,
     OAUTH_STATE_DIR: join(workbookDir, 'oauth-state'),
@@ -126,26 +115,8 @@ function gatewayEnv(port: number, extra: Record<string, string> = {}): Record<st
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-const decodeJwt = (token: string) =>
-  JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as {
-    aud?: string;
-    iss?: string;
-    sub?: string;
-    scope?: string;
-    email?: string;
-    groups?: string[];
-  };
-
-function newProvider(agent: BrowserAgent, options: { clientMetadataUrl?: string; name?: string } = {}) {
-  return new GatewayOAuthProvider({
-    user,
-    agent,
-    upstreamOrigin: upstream.issuer,
-    scope: 'dagu.read',
-    clientName: options.name ?? 'builtin-server tests (TypeScript SDK)',
-    ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
-  });
-}
+const newProvider = (agent: BrowserAgent, options: { clientMetadataUrl?: string } = {}) =>
+  newGatewayProvider(agent, user, upstream.issuer, options);
 
 async function connect(provider: GatewayOAuthProvider): Promise<OAuthConnection> {
   const connection = await connectWithOAuth(`${publicUrl}/mcp`, provider);
@@ -153,20 +124,7 @@ async function connect(provider: GatewayOAuthProvider): Promise<OAuthConnection>
   return connection;
 }
 
-async function readDags(client: Client): Promise<string[]> {
-  const result = (await client.callTool({ name: 'dagu_read', arguments: { target: 'dags' } })) as {
-    isError?: boolean;
-    structuredContent?: { data?: { items?: Array<{ name: string }> } };
-  };
-  assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
-  return (result.structuredContent?.data?.items ?? []).map((item) => item.name);
-}
-
-/** The built-in server's RFC 8414 metadata, as hosts read it. */
-const serverMetadata = async () =>
-  (await (await fetch(`${publicUrl}/.well-known/oauth-authorization-server`)).json()) as Parameters<
-    typeof refreshAuthorization
-  >[1]['metadata'];
+const serverMetadata = () => metadataAt(publicUrl);
 
 const auditOf = (event: string) => gateway.auditLines().filter((line) => line.event === event);
 

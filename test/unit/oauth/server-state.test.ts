@@ -55,3 +55,18 @@ test('a pending sign-in is found by its state, and taken once', async () => {
     await store.close();
   }
 });
+
+test('two callbacks with the same state at once: one takes the pending sign-in, the other finds none', async () => {
+  const store = await openStateStore({ dir: tempDir('oauth-server-state-'), redisUrl: undefined });
+  try {
+    const records = serverRecords(store, LIFETIMES);
+    await records.savePending('s1', { uid: 'u1', checks: CHECKS });
+    const taken = await Promise.all([records.takePending('s1'), records.takePending('s1')]);
+    assert.deepEqual(
+      taken.filter((signIn) => signIn !== undefined),
+      [{ uid: 'u1', checks: CHECKS }],
+    );
+  } finally {
+    await store.close();
+  }
+});

@@ -33,6 +33,18 @@ test('consume marks a code used and keeps it', async () => {
   assert.equal(await codes.find('missing'), undefined, 'consuming nothing writes nothing');
 });
 
+test('a refresh token consumed twice at once (two replicas): one consume succeeds, the other is refused invalid_grant and the grant revoked', async () => {
+  const refresh = providerAdapter(store)('RefreshToken');
+  const exp = Math.floor(Date.now() / 1000) + 3600;
+  await refresh.upsert('r-race', { grantId: 'g-race', exp }, 3600);
+  await refresh.upsert('r-other', { grantId: 'g-race', exp }, 3600);
+  const outcomes = await Promise.allSettled([refresh.consume('r-race'), refresh.consume('r-race')]);
+  assert.deepEqual(outcomes.map((outcome) => outcome.status).sort(), ['fulfilled', 'rejected']);
+  const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+  assert.equal((refused.reason as { error?: string }).error, 'invalid_grant');
+  assert.equal(await refresh.find('r-other'), undefined, "the grant's tokens are revoked, as on a replay");
+});
+
 test("revoking a grant removes its code, refresh token and access tokens, and nothing of another grant's", async () => {
   const adapter = providerAdapter(store);
   const [codes, refresh, access] = [
