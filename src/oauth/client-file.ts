@@ -3,6 +3,7 @@ import {
   ConfigFileError,
   type FileKind,
   parseDocument,
+  schemaProblems,
   type WatchedFileOptions,
   watchConfigFile,
 } from '../auth/watched-file.ts';
@@ -83,11 +84,7 @@ function redirectProblem(uri: string, native: boolean): string | undefined {
 export function parseClientFile(text: string, file: string): FileClients {
   const data = parseDocument(text, file, 'clients file');
   if (!validate(data)) {
-    const problems = (validate.errors ?? []).map(
-      (error) =>
-        `${error.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'file'}: ${error.message ?? 'is invalid'}`,
-    );
-    throw new ConfigFileError(file, [...new Set(problems)], 'clients file');
+    throw new ConfigFileError(file, schemaProblems(validate.errors), 'clients file');
   }
   const problems: string[] = [];
   const clients = new Map<string, Readonly<Record<string, unknown>>>();

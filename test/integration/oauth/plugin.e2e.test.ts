@@ -305,11 +305,8 @@ const clientDocument = (url: string) => ({
   application_type: 'native',
 });
 
-/** An authorization request of `clientId` straight at the gateway: its status and JSON answer. */
-async function authorizeAs(
-  baseUrl: string,
-  clientId: string,
-): Promise<{ status: number; body: Record<string, unknown> }> {
+/** An authorization request for `dagu.read` with PKCE S256, to the loopback redirect URI. */
+function authorizeUrl(baseUrl: string, clientId: string): URL {
   const url = new URL(`${baseUrl}/oauth/authorize`);
   url.search = new URLSearchParams({
     client_id: clientId,
@@ -319,7 +316,15 @@ async function authorizeAs(
     code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
     code_challenge_method: 'S256',
   }).toString();
-  const response = await fetch(url, { redirect: 'manual' });
+  return url;
+}
+
+/** An authorization request of `clientId` straight at the gateway: its status and JSON answer. */
+async function authorizeAs(
+  baseUrl: string,
+  clientId: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(authorizeUrl(baseUrl, clientId), { redirect: 'manual' });
   const text = await response.text();
   return {
     status: response.status,
@@ -526,16 +531,7 @@ describe('TypeScript SDK client, pre-registered in OAUTH_CLIENTS_FILE', () => {
 
 describe('the consent form accepts only its own page’s post', () => {
   test('another site’s post (an allowed browser origin included) and a post without the CSRF token get 403, audited; the page’s own post goes on', async () => {
-    const start = new URL(`${publicUrl}/oauth/authorize`);
-    start.search = new URLSearchParams({
-      client_id: 'team-agent',
-      response_type: 'code',
-      redirect_uri: 'http://127.0.0.1:9/oauth/callback',
-      scope: 'dagu.read',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }).toString();
-    const toInteraction = await fetch(start, { redirect: 'manual' });
+    const toInteraction = await fetch(authorizeUrl(publicUrl, 'team-agent'), { redirect: 'manual' });
     const cookie = toInteraction.headers
       .getSetCookie()
       .map((line) => line.split(';')[0])
