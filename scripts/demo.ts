@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { routeConsoleToLog } from '../src/console-log.ts';
-import { BrowserAgent, GatewayOAuthProvider } from '../test/support/builtin-as.ts';
 import {
   DAGU_PINS,
   type DaguInstance,
@@ -284,6 +283,8 @@ async function walkOAuthFlow(provider: AuthorizationServer): Promise<{ text: str
   const metadata = await readJson(`${publicUrl}/.well-known/oauth-protected-resource/mcp`);
   const gatewayServer = await readJson(`${publicUrl}/.well-known/oauth-authorization-server`);
   const providerServer = await readJson(`${provider.issuer}/.well-known/openid-configuration`);
+  // Loaded here, not at the top: test/support/builtin-as.ts imports oidc-provider, which warns on Node 20.
+  const { BrowserAgent, GatewayOAuthProvider } = await import('../test/support/builtin-as.ts');
   const agent = new BrowserAgent(demoUser, publicUrl);
   const client = new GatewayOAuthProvider({
     user: demoUser,
