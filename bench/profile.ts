@@ -13,14 +13,20 @@
 //   BENCH_NODE           a Node binary for the gateway and the floors (another version), else this one
 //   PROFILE_NODE_ARGS    more node flags for the gateway, after npm start's (a V8 setting to compare)
 //   PROFILE_KEEP         a folder to keep the .cpuprofile files in (for Chrome DevTools), else removed
+//   PROFILE_ALLOC_CALLS  calls of the allocation cell (default 300; 0: none)
 // The warm-up is profiled too, so the figures are taken from the samples after its last call only.
+// Allocation per call comes from a cell of its own, after the CPU cell: bench/heap-sampler.mjs (loaded
+// with --import) runs V8's sampling heap profiler at an interval of 1 byte over exactly those calls, so
+// every allocation is recorded with its size and stack, freed ones included: bytes and objects per call
+// are counts, not estimates. Recording each allocation slows the process, so that cell gives no time.
 // `/proc` CPU (main thread and the others apart) includes the profiler's own cost; the profile covers
 // the main thread only, while it is not idle (wall time on a shared machine: read it as shares).
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startDagu } from '../test/support/dagu.ts';
 import { heavySeedOptions, seedHeavy } from './heavy-seed.ts';
 import {
@@ -34,10 +40,20 @@ import {
   toolCallJson,
   writeApiKeyFile,
 } from './load.ts';
-import { loadAverage, servedNodeVersion, startGatewayProcess, threadCpuSecondsOf } from './peer-support.ts';
 import {
+  loadAverage,
+  ROOT,
+  servedNodeVersion,
+  startGatewayProcess,
+  threadCpuSecondsOf,
+} from './peer-support.ts';
+import {
+  type AllocationTotals,
+  allocationTotals,
   type CpuProfile,
+  compareAllocations,
   compareAreas,
+  type HeapProfile,
   type ProfileTotals,
   profileTotals,
   summarizeTotals,
@@ -51,7 +67,9 @@ const READ = process.env.PROFILE_READ ?? 'run2';
 const READS = ['run2', 'run150', 'dags', 'runs', 'step_log'];
 const SAMPLING = process.env.PROFILE_SAMPLING !== '0';
 const STRACE = process.env.PROFILE_STRACE === '1';
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const GATEWAY_NODE_ARGS = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const ALLOC_CALLS = Number(process.env.PROFILE_ALLOC_CALLS ?? 300);
 const PROFILED = ['gateway', 'floor', 'floor-fastify'] as const;
 type Profiled = (typeof PROFILED)[number];
 interface ProfiledPath {
@@ -61,13 +79,22 @@ interface ProfiledPath {
 
 interface Measured {
   line: string;
-  /** Where the measured calls begin, on the profile's clock. */
+  /** Where the measured calls begin and end, on the profile's clock. */
   fromMicros: number;
+  toMicros: number;
   syscalls?: string;
+  allocations?: AllocationTotals;
 }
 
-/** The warm-up, then the measured cell of one process: its rate, and CPU per call by thread (/proc). */
-async function measureOne(name: Profiled, { process: served, http }: ProfiledPath): Promise<Measured> {
+/**
+ * The warm-up, then the measured cell of one process: its rate, and CPU per call by thread (/proc);
+ * then, with `heapDir`, the allocation cell (bench/heap-sampler.mjs records between two SIGUSR2).
+ */
+async function measureOne(
+  name: Profiled,
+  { process: served, http }: ProfiledPath,
+  heapDir: string | undefined,
+): Promise<Measured> {
   await measureHttp(http, WARMUP, CONCURRENCY);
   const tracer = STRACE ? await startStrace(served.pid) : undefined;
   // V8 stamps samples with CLOCK_MONOTONIC microseconds, the clock of process.hrtime here.
@@ -77,13 +104,37 @@ async function measureOne(name: Profiled, { process: served, http }: ProfiledPat
   const threads = [...threadCpuSecondsOf(served.pid)].map(
     ([thread, seconds]) => [thread, ((seconds - (threadsBefore.get(thread) ?? 0)) * 1e6) / CALLS] as const,
   );
+  const toMicros = Number(process.hrtime.bigint() / 1000n);
   const syscalls = tracer === undefined ? undefined : syscallsPerCall(await tracer.stop(), CALLS);
+  const allocations = heapDir === undefined ? undefined : await allocationCell(served.pid, http, heapDir);
   const all = threads.reduce((sum, [, micros]) => sum + micros, 0);
   const line =
     `${name}: ${cell.callsPerSecond.toFixed(0)} calls/s, p50 ${cell.p50Ms.toFixed(2)} ms, ${cell.failures} failed; ` +
     `CPU ${all.toFixed(0)} µs/call (/proc${SAMPLING || STRACE ? ", the profiler's or strace's own cost included" : ''}): ` +
     threads.map(([thread, micros]) => `${thread} ${micros.toFixed(0)}`).join(', ');
-  return { line, fromMicros, ...(syscalls === undefined ? {} : { syscalls }) };
+  return {
+    line,
+    fromMicros,
+    toMicros,
+    ...(syscalls === undefined ? {} : { syscalls }),
+    ...(allocations === undefined ? {} : { allocations }),
+  };
+}
+
+/** ALLOC_CALLS calls between the two signals of bench/heap-sampler.mjs, and the profile it writes. */
+async function allocationCell(pid: number, http: HttpPath, heapDir: string): Promise<AllocationTotals> {
+  const file = join(heapDir, `${pid}.heapprofile`);
+  process.kill(pid, 'SIGUSR2');
+  // The sampler starts on its next turn of the event loop, before it reads the first request.
+  await sleep(200);
+  await measureHttp(http, ALLOC_CALLS, CONCURRENCY);
+  process.kill(pid, 'SIGUSR2');
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`no allocation profile from process ${pid}`);
+    await sleep(50);
+  }
+  return allocationTotals(JSON.parse(readFileSync(file, 'utf8')) as HeapProfile);
 }
 
 /** `strace -c -f` attached to a process until stop(), which returns its table. */
@@ -118,6 +169,7 @@ async function main() {
   const dagu = await startDagu({ generation: 2 });
   const keys = writeApiKeyFile();
   const profileDir = mkdtempSync(join(tmpdir(), 'bench-profile-'));
+  const heapDir = ALLOC_CALLS > 0 ? profileDir : undefined;
   const stops: Array<() => unknown> = [
     () => dagu.stop(),
     () => keys.remove(),
@@ -150,8 +202,15 @@ async function main() {
           return { target: 'run', ...runs[slot % runs.length]! };
       }
     };
-    const profileArgs = (name: string) =>
-      !SAMPLING ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
+    const profileArgs = (name: string) => [
+      ...(SAMPLING
+        ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`]
+        : []),
+      ...(heapDir === undefined
+        ? []
+        : ['--import', pathToFileURL(join(ROOT, 'bench', 'heap-sampler.mjs')).href]),
+    ];
+    const heapEnv: Record<string, string> = heapDir === undefined ? {} : { BENCH_HEAP_DIR: heapDir };
     const request = (
       slot: number,
       id: string,
@@ -172,15 +231,17 @@ async function main() {
         RATE_LIMIT_PER_MINUTE: '1000000',
         MAX_CONCURRENT_CALLS_PER_IDENTITY: '64',
         OTEL_SDK_DISABLED: 'true',
+        ...heapEnv,
       },
       { nodeArgs: [...profileArgs('gateway'), ...GATEWAY_NODE_ARGS] },
     );
     stops.unshift(() => gateway.stop());
-    const floor = await startFloor(dagu.url, dagu.apiBase, { nodeArgs: profileArgs('floor') });
+    const floor = await startFloor(dagu.url, dagu.apiBase, { nodeArgs: profileArgs('floor'), env: heapEnv });
     stops.unshift(() => floor.stop());
     const floorFastify = await startFloor(dagu.url, dagu.apiBase, {
       nodeArgs: profileArgs('floor-fastify'),
       server: 'fastify',
+      env: heapEnv,
     });
     stops.unshift(() => floorFastify.stop());
     const floorPath = (origin: string): HttpPath => ({
@@ -202,7 +263,7 @@ async function main() {
     };
     // One after the other: a profile is attribution, not a ratio, and each process has the cores alone.
     const measured = new Map<Profiled, Measured>();
-    for (const name of PROFILED) measured.set(name, await measureOne(name, paths[name]));
+    for (const name of PROFILED) measured.set(name, await measureOne(name, paths[name], heapDir));
     await Promise.all([gateway.stop(), floor.stop(), floorFastify.stop()]);
     stops.splice(0, 3);
     console.log(
@@ -213,6 +274,13 @@ async function main() {
       console.log('\nsystem calls per call (strace -c -f):');
       for (const name of PROFILED) console.log(`  ${name}: ${measured.get(name)!.syscalls}`);
     }
+    if (heapDir !== undefined) {
+      const allocations = new Map(PROFILED.map((name) => [name, measured.get(name)!.allocations!] as const));
+      console.log(
+        `\nallocation per call (${ALLOC_CALLS} calls after the CPU cell, every allocation recorded):`,
+      );
+      console.log(compareAllocations(allocations, ALLOC_CALLS));
+    }
     if (!SAMPLING) return;
     const totals = new Map<Profiled, ProfileTotals>();
     for (const name of PROFILED) {
@@ -221,7 +289,14 @@ async function main() {
         mkdirSync(process.env.PROFILE_KEEP, { recursive: true });
         writeFileSync(join(process.env.PROFILE_KEEP, `${name}-${READ}-c${CONCURRENCY}.cpuprofile`), text);
       }
-      totals.set(name, profileTotals(JSON.parse(text) as CpuProfile, measured.get(name)!.fromMicros));
+      totals.set(
+        name,
+        profileTotals(
+          JSON.parse(text) as CpuProfile,
+          measured.get(name)!.fromMicros,
+          measured.get(name)!.toMicros,
+        ),
+      );
     }
     console.log(`\n${compareAreas(totals, CALLS)}`);
     console.log(`\ngateway:\n${summarizeTotals(totals.get('gateway')!, CALLS)}`);
