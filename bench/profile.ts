@@ -12,7 +12,7 @@
 //   PROFILE_STRACE       1: also count each process's system calls per call (`strace -c -f`, Debian's strace)
 //   BENCH_NODE           a Node binary for the gateway and the floors (another version), else this one
 //   PROFILE_NODE_ARGS    more node flags for the gateway, after npm start's (a V8 setting to compare)
-//   PROFILE_KEEP         a folder to keep the .cpuprofile files in (for Chrome DevTools), else removed
+//   PROFILE_KEEP         a folder to keep the .cpuprofile and .heapprofile files in (for Chrome DevTools)
 //   PROFILE_ALLOC_CALLS  calls of the allocation cell (default 300; 0: none)
 // The warm-up is profiled too, so the figures are taken from the samples after its last call only.
 // Allocation per call comes from a cell of its own, after the CPU cell: bench/heap-sampler.mjs (loaded
@@ -134,7 +134,12 @@ async function allocationCell(pid: number, http: HttpPath, heapDir: string): Pro
     if (Date.now() > deadline) throw new Error(`no allocation profile from process ${pid}`);
     await sleep(50);
   }
-  return allocationTotals(JSON.parse(readFileSync(file, 'utf8')) as HeapProfile);
+  const text = readFileSync(file, 'utf8');
+  if (process.env.PROFILE_KEEP) {
+    mkdirSync(process.env.PROFILE_KEEP, { recursive: true });
+    writeFileSync(join(process.env.PROFILE_KEEP, `${pid}-${READ}-c${CONCURRENCY}.heapprofile`), text);
+  }
+  return allocationTotals(JSON.parse(text) as HeapProfile);
 }
 
 /** `strace -c -f` attached to a process until stop(), which returns its table. */
