@@ -45,8 +45,14 @@ export interface ProfileTotals {
   inclusiveByFunction: Map<string, number>;
 }
 
-/** Totals of the samples taken from `fromMicros` until before `toMicros` (the profile's clock). */
-export function profileTotals(profile: CpuProfile, fromMicros = 0, toMicros = Infinity): ProfileTotals {
+/** A span of the profile's clock, from its first microsecond until before its second. */
+export type Window = readonly [fromMicros: number, toMicros: number];
+
+/** Totals of the samples taken inside any of `windows` (the profile's clock); all samples by default. */
+export function profileTotals(
+  profile: CpuProfile,
+  windows: readonly Window[] = [[0, Infinity]],
+): ProfileTotals {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -65,7 +71,7 @@ export function profileTotals(profile: CpuProfile, fromMicros = 0, toMicros = In
     // A sample's time is the span until the next one.
     const micros = profile.timeDeltas[i + 1] ?? 0;
     const node = byId.get(profile.samples[i]!);
-    if (node === undefined || time < fromMicros || time >= toMicros) continue;
+    if (node === undefined || !windows.some(([from, to]) => time >= from && time < to)) continue;
     if (node.callFrame.functionName === '(idle)') continue;
     totals.totalMicros += micros;
     add(totals.selfByArea, areaOf(node.callFrame.url, node.callFrame.functionName), micros);

@@ -2,20 +2,23 @@
 // seeded (bench/heavy-seed.ts), the gateway is started as bench:peer starts it (`npm start`, an API-key
 // caller, rate limits, audit to a file, metrics on, tracing off) with V8's sampling profiler on
 // (`--cpu-prof`), driven with PROFILE_CALLS plain-HTTP tools/calls of one read after PROFILE_WARMUP
-// calls, and stopped; then the floor proxy (bench/floor-proxy.mjs) the same way, on node:http and in a
-// bare Fastify app (FLOOR_SERVER=fastify), one process after another. Each profile is summed
+// calls, and stopped; the floor proxy (bench/floor-proxy.mjs) the same way, on node:http and in a
+// bare Fastify app (FLOOR_SERVER=fastify). After every warm-up, the measured calls are served in
+// PROFILE_ROUNDS rounds, the processes taking turns, so the machine's changing load falls on all
+// alike (the ratios are read within one run). Each profile is summed
 // by self and inclusive time per area (a package, a file of src/, Node's internals, garbage collection)
 // and per function; the areas are printed side by side, the gateway's functions after them.
 //   PROFILE_READ         run2 (default) | run150 | dags | runs | step_log
 //   PROFILE_CONCURRENCY  callers at once (default 1); each caller reads its own target (distinct reads)
+//   PROFILE_ROUNDS       rounds the measured calls are split into, the processes taking turns (default 3)
 //   PROFILE_SAMPLING     0: no profiler, only the CPU per call of each thread (from /proc)
 //   PROFILE_STRACE       1: also count each process's system calls per call (`strace -c -f`, Debian's strace)
 //   BENCH_NODE           a Node binary for the gateway and the floors (another version), else this one
 //   PROFILE_NODE_ARGS    more node flags for the gateway, after npm start's (a V8 setting to compare)
 //   PROFILE_KEEP         a folder to keep the .cpuprofile and .heapprofile files in (for Chrome DevTools)
 //   PROFILE_ALLOC_CALLS  calls of the allocation cell (default 300; 0: none)
-// The warm-up is profiled too, so the figures are taken from the samples after its last call only.
-// Allocation per call comes from a cell of its own, after the CPU cell: bench/heap-sampler.mjs (loaded
+// The warm-up is profiled too, so the figures are taken from the samples of the measured rounds only.
+// Allocation per call comes from a cell of its own, after the last round: bench/heap-sampler.mjs (loaded
 // with --import) runs V8's sampling heap profiler at an interval of 1 byte over exactly those calls, so
 // every allocation is recorded with its size and stack, freed ones included: bytes and objects per call
 // are counts, not estimates. Recording each allocation slows the process, so that cell gives no time.
@@ -42,6 +45,7 @@ import {
 } from './load.ts';
 import {
   loadAverage,
+  median,
   ROOT,
   servedNodeVersion,
   startGatewayProcess,
@@ -58,11 +62,13 @@ import {
   profileTotals,
   summarizeTotals,
   syscallsPerCall,
+  type Window,
 } from './profile-summary.ts';
 
 const CALLS = Number(process.env.PROFILE_CALLS ?? 4000);
 const WARMUP = Number(process.env.PROFILE_WARMUP ?? 1500);
 const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 1);
+const ROUNDS = Math.max(1, Number(process.env.PROFILE_ROUNDS ?? 3));
 const READ = process.env.PROFILE_READ ?? 'run2';
 const READS = ['run2', 'run150', 'dags', 'runs', 'step_log'];
 const SAMPLING = process.env.PROFILE_SAMPLING !== '0';
@@ -79,46 +85,82 @@ interface ProfiledPath {
 
 interface Measured {
   line: string;
-  /** Where the measured calls begin and end, on the profile's clock. */
-  fromMicros: number;
-  toMicros: number;
+  /** The spans of the measured calls, on the profile's clock (one per round). */
+  windows: Window[];
   syscalls?: string;
   allocations?: AllocationTotals;
 }
 
 /**
- * The warm-up, then the measured cell of one process: its rate, and CPU per call by thread (/proc);
- * then, with `heapDir`, the allocation cell (bench/heap-sampler.mjs records between two SIGUSR2).
+ * The measured cells, interleaved: after every process's warm-up, ROUNDS rounds in which each process
+ * serves CALLS / ROUNDS calls in turn, so a change in the machine's load falls on all of them alike.
+ * Per process: its rate, CPU per call by thread (/proc) summed over its rounds, and the windows of its
+ * calls; then, with `heapDir`, its allocation cell (bench/heap-sampler.mjs records between two SIGUSR2).
  */
-async function measureOne(
-  name: Profiled,
-  { process: served, http }: ProfiledPath,
+async function measureAll(
+  paths: Record<Profiled, ProfiledPath>,
   heapDir: string | undefined,
-): Promise<Measured> {
-  await measureHttp(http, WARMUP, CONCURRENCY);
-  const tracer = STRACE ? await startStrace(served.pid) : undefined;
-  // V8 stamps samples with CLOCK_MONOTONIC microseconds, the clock of process.hrtime here.
-  const fromMicros = Number(process.hrtime.bigint() / 1000n);
-  const threadsBefore = threadCpuSecondsOf(served.pid);
-  const cell = await measureHttp(http, CALLS, CONCURRENCY);
-  const threads = [...threadCpuSecondsOf(served.pid)].map(
-    ([thread, seconds]) => [thread, ((seconds - (threadsBefore.get(thread) ?? 0)) * 1e6) / CALLS] as const,
+): Promise<Map<Profiled, Measured>> {
+  for (const name of PROFILED) await measureHttp(paths[name].http, WARMUP, CONCURRENCY);
+  const tracers = new Map<Profiled, Awaited<ReturnType<typeof startStrace>>>();
+  if (STRACE) for (const name of PROFILED) tracers.set(name, await startStrace(paths[name].process.pid));
+  const perRound = Math.ceil(CALLS / ROUNDS);
+  const cells = new Map(
+    PROFILED.map((name) => [
+      name,
+      {
+        windows: [] as Window[],
+        cpu: new Map<string, number>(),
+        seconds: 0,
+        p50s: [] as number[],
+        failures: 0,
+      },
+    ]),
   );
-  const toMicros = Number(process.hrtime.bigint() / 1000n);
-  const syscalls = tracer === undefined ? undefined : syscallsPerCall(await tracer.stop(), CALLS);
-  const allocations = heapDir === undefined ? undefined : await allocationCell(served.pid, http, heapDir);
-  const all = threads.reduce((sum, [, micros]) => sum + micros, 0);
-  const line =
-    `${name}: ${cell.callsPerSecond.toFixed(0)} calls/s, p50 ${cell.p50Ms.toFixed(2)} ms, ${cell.failures} failed; ` +
-    `CPU ${all.toFixed(0)} µs/call (/proc${SAMPLING || STRACE ? ", the profiler's or strace's own cost included" : ''}): ` +
-    threads.map(([thread, micros]) => `${thread} ${micros.toFixed(0)}`).join(', ');
-  return {
-    line,
-    fromMicros,
-    toMicros,
-    ...(syscalls === undefined ? {} : { syscalls }),
-    ...(allocations === undefined ? {} : { allocations }),
-  };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of PROFILED) {
+      const { process: served, http } = paths[name];
+      const cell = cells.get(name)!;
+      // V8 stamps samples with CLOCK_MONOTONIC microseconds, the clock of process.hrtime here.
+      const fromMicros = Number(process.hrtime.bigint() / 1000n);
+      const threadsBefore = threadCpuSecondsOf(served.pid);
+      const result = await measureHttp(http, perRound, CONCURRENCY);
+      for (const [thread, seconds] of threadCpuSecondsOf(served.pid)) {
+        const used = seconds - (threadsBefore.get(thread) ?? 0);
+        cell.cpu.set(thread, (cell.cpu.get(thread) ?? 0) + used);
+      }
+      cell.windows.push([fromMicros, Number(process.hrtime.bigint() / 1000n)]);
+      cell.seconds += perRound / result.callsPerSecond;
+      cell.p50s.push(result.p50Ms);
+      cell.failures += result.failures;
+    }
+  }
+  const measured = new Map<Profiled, Measured>();
+  for (const name of PROFILED) {
+    const tracer = tracers.get(name);
+    const syscalls =
+      tracer === undefined ? undefined : syscallsPerCall(await tracer.stop(), perRound * ROUNDS);
+    const allocations =
+      heapDir === undefined
+        ? undefined
+        : await allocationCell(paths[name].process.pid, paths[name].http, heapDir);
+    const cell = cells.get(name)!;
+    const calls = perRound * ROUNDS;
+    const threads = [...cell.cpu].map(([thread, seconds]) => [thread, (seconds * 1e6) / calls] as const);
+    const all = threads.reduce((sum, [, micros]) => sum + micros, 0);
+    const line =
+      `${name}: ${(calls / cell.seconds).toFixed(0)} calls/s, p50 ${median(cell.p50s).toFixed(2)} ms (median of rounds), ` +
+      `${cell.failures} failed; ` +
+      `CPU ${all.toFixed(0)} µs/call (/proc${SAMPLING || STRACE ? ", the profiler's or strace's own cost included" : ''}): ` +
+      threads.map(([thread, micros]) => `${thread} ${micros.toFixed(0)}`).join(', ');
+    measured.set(name, {
+      line,
+      windows: cell.windows,
+      ...(syscalls === undefined ? {} : { syscalls }),
+      ...(allocations === undefined ? {} : { allocations }),
+    });
+  }
+  return measured;
 }
 
 /** ALLOC_CALLS calls between the two signals of bench/heap-sampler.mjs, and the profile it writes. */
@@ -267,8 +309,7 @@ async function main() {
       'floor-fastify': { process: floorFastify, http: floorPath(floorFastify.url) },
     };
     // One after the other: a profile is attribution, not a ratio, and each process has the cores alone.
-    const measured = new Map<Profiled, Measured>();
-    for (const name of PROFILED) measured.set(name, await measureOne(name, paths[name], heapDir));
+    const measured = await measureAll(paths, heapDir);
     await Promise.all([gateway.stop(), floor.stop(), floorFastify.stop()]);
     stops.splice(0, 3);
     console.log(
@@ -294,14 +335,7 @@ async function main() {
         mkdirSync(process.env.PROFILE_KEEP, { recursive: true });
         writeFileSync(join(process.env.PROFILE_KEEP, `${name}-${READ}-c${CONCURRENCY}.cpuprofile`), text);
       }
-      totals.set(
-        name,
-        profileTotals(
-          JSON.parse(text) as CpuProfile,
-          measured.get(name)!.fromMicros,
-          measured.get(name)!.toMicros,
-        ),
-      );
+      totals.set(name, profileTotals(JSON.parse(text) as CpuProfile, measured.get(name)!.windows));
     }
     console.log(`\n${compareAreas(totals, CALLS)}`);
     console.log(`\ngateway:\n${summarizeTotals(totals.get('gateway')!, CALLS)}`);

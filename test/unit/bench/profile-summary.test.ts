@@ -93,7 +93,7 @@ describe('bench profile summary', () => {
 
   it('counts only the samples from a point in time on', () => {
     // Samples at 1000, 1010, 1030, 1060, 1100, 1150: from 1030 on, the third (30 µs) and GC (50 µs).
-    const totals = profileTotals(PROFILE, 1030);
+    const totals = profileTotals(PROFILE, [[1030, Infinity]]);
     assert.equal(totals.totalMicros, 80);
     assert.equal(totals.selfByArea.get('fastify'), undefined);
     assert.equal(totals.selfByArea.get('src/http/mcp-route'), 30);
@@ -103,7 +103,7 @@ describe('bench profile summary', () => {
     const table = compareAreas(
       new Map([
         ['gateway', profileTotals(PROFILE)],
-        ['floor', profileTotals(PROFILE, 1030)],
+        ['floor', profileTotals(PROFILE, [[1030, Infinity]])],
       ]),
       10,
     );
@@ -113,11 +113,16 @@ describe('bench profile summary', () => {
     assert.ok(lines.some((line) => /^\s+fastify\s+2\.0\s+0\.0$/.test(line)));
   });
 
-  it('counts only the samples before an end, when given one', () => {
-    // From 1010 until before 1100: parse (20 µs), handler-in-parse (30 µs), idle (left out).
-    const totals = profileTotals(PROFILE, 1010, 1100);
-    assert.equal(totals.totalMicros, 50);
-    assert.equal(totals.selfByArea.get('(garbage collector)'), undefined);
+  it('counts only the samples inside the windows given (interleaved cells)', () => {
+    // [1010, 1060): parse (20 µs), handler-in-parse (30 µs); [1100, 1150): GC (50 µs); idle at 1060 is out.
+    const totals = profileTotals(PROFILE, [
+      [1010, 1060],
+      [1100, 1150],
+    ]);
+    assert.equal(totals.totalMicros, 100);
+    assert.equal(totals.selfByArea.get('fastify'), 20);
+    assert.equal(totals.selfByArea.get('(garbage collector)'), 50);
+    assert.equal(totals.selfByArea.get('src/http/mcp-route'), 30);
   });
 
   it('sums allocated bytes and objects by area and function, an area once per stack', () => {
