@@ -22,6 +22,7 @@ import { createMcpEndpoint, type McpServerOptions, serverInfo } from '../mcp/ser
 import { READ_TOOL_NAME } from '../mcp/tool.ts';
 import { refuseEncodedBodies } from './body.ts';
 import { jsonRpcError, RPC_ERROR, refuse } from './refusals.ts';
+import { deferredRequestLogger } from './request-logger.ts';
 
 /** Who is calling, as established by the auth hooks that run before this route. */
 export interface Caller {
@@ -290,12 +291,15 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
       ? undefined
       : createLeanPath({ ...options.server, serverInfo: serverInfo(options.server.version) });
   const parts: EndpointParts = { options, endpoint, nodeHandler, lean };
+  // No pino child per request while the route's level drops its info lines (request-logger.ts).
+  const requestLogger = deferredRequestLogger(app, options.logLevel);
 
   app.route({
     method: 'POST',
     url: options.path,
     bodyLimit: options.bodyLimitBytes,
     ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
+    ...(requestLogger === undefined ? {} : { childLoggerFactory: requestLogger }),
     onRequest: [...(options.onRequest ?? []), refuseEncodedBodies],
     preHandler: [refuseUnservableBatches(options.unserved), ...(options.preHandler ?? [])],
     handler: (request, reply) => serveRequest(parts, request, reply),
