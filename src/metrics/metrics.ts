@@ -12,7 +12,8 @@ import {
   type WorkbookPoolGauge,
   type WorkbookRejectReason,
 } from './definitions.ts';
-import { exposition, observeWithTrace, operationHistogram } from './exemplars.ts';
+import { exposition, OPERATION_LABELS, observeWithTrace, operationHistogram } from './exemplars.ts';
+import { seriesCache } from './series.ts';
 
 export {
   CACHE_USES,
@@ -227,6 +228,9 @@ function recorder(
     workbookRejected,
     refusals,
   } = metrics;
+  // Each label set's series bound once (series.ts): the two histograms every call observes.
+  const operationSeries = seriesCache(operationDuration, OPERATION_LABELS);
+  const upstreamSeries = seriesCache(upstreamDuration, ['route', 'status']);
   const useRateLimitStore = storeSwitch(rateLimitStore);
   useRateLimitStore('local');
 
@@ -234,23 +238,24 @@ function recorder(
     registry,
     contentType: Registry.PROMETHEUS_CONTENT_TYPE,
     observeOperation(observation) {
-      const labels: Record<string, string> = { mcp_method_name: boundedMethod(observation.method) ?? OTHER };
+      const method = boundedMethod(observation.method) ?? OTHER;
       const toolName = tool(observation.tool);
       const target = boundedTarget(observation.target);
       const errorType = boundedErrorType(observation.errorType);
       const protocolVersion = boundedProtocolVersion(observation.protocolVersion);
+      if (options.exemplars !== true) {
+        operationSeries(method, toolName, target, errorType, protocolVersion)(observation.durationSeconds);
+        return;
+      }
+      const labels: Record<string, string> = { mcp_method_name: method };
       if (toolName !== undefined) labels.gen_ai_tool_name = toolName;
       if (target !== undefined) labels.dagu_read_target = target;
       if (errorType !== undefined) labels.error_type = errorType;
       if (protocolVersion !== undefined) labels.mcp_protocol_version = protocolVersion;
-      if (options.exemplars === true) observeWithTrace(operationDuration, labels, observation);
-      else operationDuration.observe(labels, observation.durationSeconds);
+      observeWithTrace(operationDuration, labels, observation);
     },
     observeUpstream(routeTemplate, status, durationSeconds) {
-      upstreamDuration.observe(
-        { route: route(routeTemplate), status: boundedStatus(status) },
-        durationSeconds,
-      );
+      upstreamSeries(route(routeTemplate), boundedStatus(status))(durationSeconds);
     },
     upstreamJoined: (routeTemplate) => upstreamJoined.inc({ route: route(routeTemplate) }),
     cacheLookup: (cache, result) => cacheLookups.inc({ cache, result }),
