@@ -319,13 +319,11 @@ function lastSeparator(path: string, from: number): number {
 }
 
 /**
- * The time and attempt id of the folder a log file is in. The folder is found from the path's end:
- * a pattern searched from its start cost more than the rest of a step's mapping on long paths.
+ * The time and attempt id of the folder a log file is in, `file` being the index of the separator
+ * before the file's name. The folder is found from the path's end: a pattern searched from its start
+ * cost more than the rest of a step's mapping on long paths.
  */
-function attemptFolderOf(path: unknown): { time: string; id: string } | undefined {
-  if (typeof path !== 'string') return undefined;
-  const file = lastSeparator(path, path.length - 1);
-  if (file < 1) return undefined;
+function attemptFolderAt(path: string, file: number): { time: string; id: string } | undefined {
   const folder = lastSeparator(path, file - 1);
   if (folder < 0) return undefined;
   const match = ATTEMPT_DIR.exec(path.slice(folder + 1, file));
@@ -341,15 +339,26 @@ function attemptFolderOf(path: unknown): { time: string; id: string } | undefine
 export function attemptIdOf(details: Record<string, unknown>): string | undefined {
   if (typeof details.attemptId === 'string' && details.attemptId !== '') return details.attemptId;
   let best: { time: string; id: string } | undefined;
-  const consider = (node: unknown) => {
-    if (node === null || typeof node !== 'object') return;
-    for (const path of [(node as { stdout?: unknown }).stdout, (node as { stderr?: unknown }).stderr]) {
-      const found = attemptFolderOf(path);
-      if (found !== undefined && (best === undefined || found.time > best.time)) best = found;
-    }
+  // The folder (with its closing separator) of the last path read: the steps of one attempt log into
+  // one folder, so a path in it has the same verdict, found without slicing or matching it again.
+  let lastFolder: string | undefined;
+  const consider = (path: unknown) => {
+    if (typeof path !== 'string') return;
+    const file = lastSeparator(path, path.length - 1);
+    if (file < 1) return;
+    const folder = path.slice(0, file + 1);
+    if (folder === lastFolder) return;
+    lastFolder = folder;
+    const found = attemptFolderAt(path, file);
+    if (found !== undefined && (best === undefined || found.time > best.time)) best = found;
   };
-  if (Array.isArray(details.nodes)) for (const node of details.nodes) consider(node);
-  for (const key of HANDLER_NODES) consider(details[key]);
+  const considerNode = (node: unknown) => {
+    if (node === null || typeof node !== 'object') return;
+    consider((node as { stdout?: unknown }).stdout);
+    consider((node as { stderr?: unknown }).stderr);
+  };
+  if (Array.isArray(details.nodes)) for (const node of details.nodes) considerNode(node);
+  for (const key of HANDLER_NODES) considerNode(details[key]);
   return best?.id;
 }
 
