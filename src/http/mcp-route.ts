@@ -91,14 +91,20 @@ export function unservedReason(
 /** Nesting no JSON-RPC request of this endpoint needs; deeper bodies are refused before the SDK. */
 export const MAX_BODY_DEPTH = 32;
 
-/** True when `value` nests deeper than `limit` (iterative: a hostile body cannot overflow the stack). */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth >= limit) return true;
-    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+/**
+ * True when `value` nests deeper than `limit`. Recursive, but never deeper than `limit` + 1 frames
+ * (a hostile body cannot overflow the stack), and walking a body allocates nothing.
+ */
+export function nestsDeeperThan(value: unknown, limit: number, depth = 0): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth >= limit) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestsDeeperThan(item, limit, depth + 1)) return true;
+    return false;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    if (Object.hasOwn(object, key) && nestsDeeperThan(object[key], limit, depth + 1)) return true;
   }
   return false;
 }
