@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type DaguInstance, type DaguSeed, freePort, seedDagu, startDagu } from '../test/support/dagu.ts';
+import { trustingFetch } from '../test/support/tls.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -49,6 +50,7 @@ function gatewayProcess(root: number): number | undefined {
 }
 
 export interface GatewayProcess {
+  /** `http://127.0.0.1:PORT`, or `https://localhost:PORT` when started with `tls`. */
   url: string;
   mcpUrl: string;
   /** The gateway's own node process (not npm's). */
@@ -59,6 +61,8 @@ export interface GatewayProcess {
   rssMiB(): number;
   /** The highest resident set size so far, in MiB (VmHWM). */
   peakRssMiB(): number;
+  /** The application log so far (JSON lines). */
+  logText(): string;
   stop(): Promise<void>;
 }
 
@@ -136,7 +140,11 @@ function startCommand(nodeArgs: string[] | undefined, node = benchNode()): [stri
  */
 export async function startGatewayProcess(
   env: Record<string, string>,
-  options: { nodeArgs?: string[] } = {},
+  options: {
+    nodeArgs?: string[];
+    /** The gateway serves TLS (TLS_CERT_FILE in `env`): /healthz is asked over https trusting `ca`. */
+    tls?: { ca: string };
+  } = {},
 ): Promise<GatewayProcess> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-'));
@@ -158,7 +166,9 @@ export async function startGatewayProcess(
       ...env,
     },
   });
-  const url = `http://127.0.0.1:${port}`;
+  const url = options.tls === undefined ? `http://127.0.0.1:${port}` : `https://localhost:${port}`;
+  const https = options.tls === undefined ? undefined : trustingFetch(options.tls.ca);
+  const healthFetch = https?.fetch ?? fetch;
   const stop = async () => {
     if (child.pid !== undefined) {
       try {
@@ -178,7 +188,7 @@ export async function startGatewayProcess(
       throw new Error(`the gateway exited during start-up:\n${text.slice(-2000)}`);
     }
     try {
-      if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) })).ok) break;
+      if ((await healthFetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) })).ok) break;
     } catch {
       // not listening yet
     }
@@ -188,6 +198,7 @@ export async function startGatewayProcess(
     }
     await sleep(100);
   }
+  await https?.close();
   const pid = gatewayProcess(child.pid!);
   if (pid === undefined) {
     await stop();
@@ -200,6 +211,7 @@ export async function startGatewayProcess(
     cpuSeconds: () => cpuSecondsOf(pid),
     rssMiB: () => statusMiBOf(pid, 'VmRSS'),
     peakRssMiB: () => statusMiBOf(pid, 'VmHWM'),
+    logText: () => readFileSync(logFile, 'utf8'),
     stop,
   };
 }

@@ -30,8 +30,9 @@ export const LAYERS = [
   // The gateway without a transport: what `--stdio` serves and what the HTTP plugins surround.
   ['gateway-core.ts'],
   ['app.ts'],
-  // The command: flags and .env, library console output into the log, the stdio transport.
-  ['cli.ts', 'console-log.ts', 'stdio'],
+  // The command: flags and .env, library console output into the log, the memory settled after a
+  // burst, the stdio transport.
+  ['cli.ts', 'console-log.ts', 'memory-settle.ts', 'stdio'],
   ['main.ts'],
 ];
 

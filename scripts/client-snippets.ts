@@ -3,6 +3,7 @@
 // test checks that the README's copy is exactly this output and that every flag is one the gateway has.
 //
 //   node --import tsx scripts/client-snippets.ts   prints the README section's snippets
+import { readFileSync } from 'node:fs';
 import { SETTINGS, type SettingName } from '../src/settings.ts';
 
 export interface SnippetOptions {
@@ -28,6 +29,31 @@ export interface ClientSnippet {
 export const BIN_NAME = 'dagu-mcp-gateway';
 /** What that command runs, inside a clone (never `npm start`: npm's banner would corrupt stdout). */
 export const CLONE_ENTRY = 'dist/main.js';
+
+const TEST_TOOLS = JSON.parse(
+  readFileSync(new URL('./test-tools/package.json', import.meta.url), 'utf8'),
+) as { dependencies: Record<string, string> };
+
+/**
+ * How the snippets run MCP Inspector: the version the tests pin, on the Node major the tests run it
+ * on. Inspector 2.x needs Node 22.19 or newer, and no Inspector that runs on Node 20 has `--header`:
+ * `-p node@22` puts an npm-packaged Node 22 first on the PATH of the command npx runs, whatever Node
+ * runs npx (Node 20.18.1 and up, as the gateway). `--loglevel=error`: on Node 20 npm would warn that
+ * the Inspector's engines want a newer Node than the one running npm, which is not the one running it.
+ */
+export const INSPECTOR = {
+  version: TEST_TOOLS.dependencies['@modelcontextprotocol/inspector']!,
+  nodeMajor: /@(\d+)\./.exec(TEST_TOOLS.dependencies.node22!)![1]!,
+  bin: 'mcp-inspector',
+};
+export const INSPECTOR_NPX = `npx -y --loglevel=error -p node@${INSPECTOR.nodeMajor} -p @modelcontextprotocol/inspector@${INSPECTOR.version} ${INSPECTOR.bin}`;
+
+/**
+ * MCP Inspector's v1 web UI, which can connect from the browser itself ("Direct"; the 2.x web UI always
+ * goes through its own backend): the release the browser test drives, on Node 22 like the CLI.
+ */
+export const INSPECTOR_WEB_VERSION = /@([\d.]+)$/.exec(TEST_TOOLS.dependencies['inspector-web-v1']!)![1]!;
+export const INSPECTOR_WEB_NPX = `npx -y --loglevel=error -p node@${INSPECTOR.nodeMajor} -p @modelcontextprotocol/inspector@${INSPECTOR_WEB_VERSION} mcp-inspector`;
 
 /** A gateway flag, looked up in the settings table: a renamed setting breaks here, not in a user's config. */
 function flag(name: SettingName): string {
@@ -85,14 +111,11 @@ export function clientSnippets(options: SnippetOptions): ClientSnippet[] {
     },
     {
       host: 'MCP Inspector',
-      where:
-        'a shell (CLI mode; without --cli it opens the web UI), over HTTP, then over stdio with the file above',
+      where: `a shell (CLI mode; Inspector ${INSPECTOR.version} on the Node ${INSPECTOR.nodeMajor} that \`-p node@${INSPECTOR.nodeMajor}\` brings, whatever Node runs npx), over HTTP, then over stdio with the file above`,
       language: 'sh',
       text: [
-        `npx @modelcontextprotocol/inspector --cli ${mcpUrl} --transport http${
-          header ? ` --header ${quoted(header)}` : ''
-        } --method tools/list`,
-        'npx @modelcontextprotocol/inspector --cli --config claude_desktop_config.json --server dagu --method tools/list',
+        `${INSPECTOR_NPX} --cli ${mcpUrl} --transport http${header ? ` --header ${quoted(header)}` : ''} --method tools/list`,
+        `${INSPECTOR_NPX} --cli --config claude_desktop_config.json --server dagu --method tools/list`,
       ].join('\n'),
     },
   ];

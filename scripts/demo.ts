@@ -4,6 +4,7 @@
 // `npm run demo -- --oauth` also starts an OAuth authorization server (oidc-provider, as the OAuth tests
 // run it), makes the gateway its resource server, and walks the MCP authorization flow once.
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -20,9 +21,10 @@ import {
 import { connectWithOAuth, HeadlessOAuthProvider } from '../test/support/oauth-clients.ts';
 import type { AuthorizationServer } from '../test/support/oidc-provider.ts';
 import { fixtureDir, writeSmallWorkbook } from '../test/support/workbook-fixtures.ts';
-import { clientSnippets } from './client-snippets.ts';
+import { clientSnippets, INSPECTOR_WEB_NPX } from './client-snippets.ts';
 
 const port = process.env.PORT ?? '8090';
+const HOST = '127.0.0.1';
 const oauth = process.argv.includes('--oauth');
 const generation =
   parseGeneration(process.env.DEMO_DAGU_GENERATION, 'DEMO_DAGU_GENERATION') ?? DEFAULT_GENERATION;
@@ -44,7 +46,44 @@ async function getBinary(): Promise<void> {
   }
 }
 
-process.stdout.write(`Starting Dagu ${pin.module}@${pin.version} (built on first use)...\n`);
+/** One line naming the busy port and the setting that moves the demo, never a stack trace. */
+function portInUse(): never {
+  const next = Number(port) + 1;
+  process.stderr.write(
+    `demo: port ${port} on ${HOST} is already in use (another demo or gateway?); start this one on another port: PORT=${next} npm run demo${oauth ? ' -- --oauth' : ''}\n`,
+  );
+  process.exit(1);
+}
+
+/** Whether the gateway's port is free, asked before minutes of Dagu build and seeding. */
+async function portIsFree(): Promise<boolean> {
+  const probe = createServer();
+  return new Promise((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen({ host: HOST, port: Number(port), exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+if (Number(port) !== 0 && !(await portIsFree())) portInUse();
+
+/**
+ * Until the banner is out, what the gateway writes to stdout (its log, the audit lines of the OAuth
+ * walk) waits, and then follows it: the banner stays in one piece.
+ */
+const print = process.stdout.write.bind(process.stdout);
+const heldOutput: Array<Parameters<typeof print>> = [];
+function holdGatewayOutput(): void {
+  process.stdout.write = ((...args: Parameters<typeof print>) => {
+    heldOutput.push(args);
+    return true;
+  }) as typeof process.stdout.write;
+}
+function releaseGatewayOutput(): void {
+  process.stdout.write = print;
+  for (const args of heldOutput.splice(0)) print(...args);
+}
+
+print(`Starting Dagu ${pin.module}@${pin.version} (built on first use)...\n`);
 let dagu: DaguInstance;
 try {
   await getBinary();
@@ -59,12 +98,17 @@ try {
 const seedStarted = Date.now();
 const seed = await seedDagu(dagu);
 const wikiPages = seed.v2?.wiki.pages.length ?? 0;
-process.stdout.write(`Seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s.\n`);
+print(`Seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s.\n`);
 // Workbooks are off until a folder is opened: the demo opens a temporary one with a sample workbook.
 const workbooks = await fixtureDir('demo-workbooks');
 await writeSmallWorkbook(`${workbooks.dir}/sample.xlsx`);
-const publicUrl = `http://127.0.0.1:${port}`;
+const publicUrl = `http://${HOST}:${port}`;
 const demoUser = { login: 'demo', password: randomBytes(9).toString('base64url') };
+holdGatewayOutput();
+// What libraries print with console.* goes through the gateway's JSON log, as under `npm start`: the
+// SDK's notice that JSON responses drop mid-call notifications is a debug line, not a raw one, and so
+// is oidc-provider's warning on Node 20, printed as it is imported.
+const libraryOutput = routeConsoleToLog();
 let authServer: AuthorizationServer | undefined;
 if (oauth) {
   // Loaded only here: oidc-provider prints a warning on Node 20 as soon as it is imported.
@@ -85,7 +129,7 @@ const config = loadConfig({
   allowedOrigins.split(',').some((entry) => entry.trim() === INSPECTOR_ORIGIN)
     ? {}
     : { ALLOWED_ORIGINS: `${allowedOrigins},${INSPECTOR_ORIGIN}` }),
-  HOST: '127.0.0.1',
+  HOST,
   PORT: port,
   DAGU_URL: dagu.url,
   DAGU_API_BASE: dagu.apiBase,
@@ -96,36 +140,85 @@ const config = loadConfig({
     ? { PUBLIC_URL: publicUrl, AUTH_JWKS_URL: authServer.jwksUrl, AUTH_JWT_ISSUER: authServer.issuer }
     : {}),
 });
-// What libraries print with console.* goes through the gateway's JSON log, as under `npm start`: the
-// SDK's notice that JSON responses drop mid-call notifications is a debug line, not a raw one.
-const libraryOutput = routeConsoleToLog();
-const gateway = await buildApp(config);
+// The log goes through process.stdout (not straight to its file descriptor), so it waits for the banner.
+const gateway = await buildApp(config, { logger: { stream: process.stdout } });
 libraryOutput.attach(gateway.app.log);
-await gateway.app.listen({ host: config.host, port: config.port });
-const mcpUrl = `http://127.0.0.1:${config.port}${config.mcpPath}`;
+
+/** Stops what the demo started, the gateway first. */
+async function closeAll(): Promise<void> {
+  await gateway.close();
+  await authServer?.stop();
+  await dagu.stop();
+  await workbooks.cleanup();
+}
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await closeAll();
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
+
+try {
+  await gateway.app.listen({ host: config.host, port: config.port });
+} catch (error) {
+  // Taken since the check at start-up (a second demo started at the same time).
+  if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+  heldOutput.length = 0;
+  process.stdout.write = print;
+  await closeAll();
+  portInUse();
+}
+const mcpUrl = `http://${HOST}:${config.port}${config.mcpPath}`;
 const { apiKeysFile, jwtSecret, jwtPublicKey, jwksUrl } = config.auth;
 const authenticated = [apiKeysFile, jwtSecret, jwtPublicKey, jwksUrl].some((value) => value !== undefined);
-const snippets = clientSnippets({
-  mcpUrl,
-  daguUrl: dagu.url,
-  clonePath: fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, ''),
-  // OAuth hosts find their credential themselves: no header to paste.
-  ...(authenticated && !oauth ? { bearer: '<your API key or JWT>' } : {}),
-})
-  .map((snippet) => `${snippet.host} (${snippet.where}):\n${snippet.text}`)
+/** What callers present: nothing (anonymous), a credential of the operator's (AUTH_*), or an OAuth token. */
+const access = oauth ? 'oauth' : authenticated ? 'credential' : 'anonymous';
+const walk = authServer === undefined ? undefined : await walkOAuthFlow(authServer);
+/** The bearer the printed lines carry: a placeholder for the operator's credential, the walk's token. */
+const bearer = access === 'credential' ? '<your API key or JWT>' : walk?.token;
+const clonePath = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
+const plainSnippets = clientSnippets({ mcpUrl, daguUrl: dagu.url, clonePath });
+const bearerSnippets =
+  bearer === undefined ? plainSnippets : clientSnippets({ mcpUrl, daguUrl: dagu.url, clonePath, bearer });
+// OAuth hosts sign in themselves, so their entries carry no header; the Inspector's CLI has no terminal
+// to sign in from, so its lines carry the walk's token.
+const snippets = bearerSnippets
+  .map((snippet, index) =>
+    access === 'oauth' && snippet.host !== 'MCP Inspector' ? plainSnippets[index]! : snippet,
+  )
+  .map((snippet) => `${snippet.host}, in ${snippet.where}:\n${snippet.text}`)
   .join('\n\n');
 
-process.stdout.write(`
+const accessLine = {
+  anonymous: 'Access:   no authentication (loopback only): the entries below carry no header.',
+  credential:
+    'Access:   callers need a credential (AUTH_* is set): put yours where the entries below say <your API key or JWT>.',
+  oauth: `Access:   OAuth. Callers need an access token for ${mcpUrl} (scope dagu.read) from the authorization
+          server ${authServer?.issuer ?? ''}. Claude Code, VS Code and Cursor get one themselves: their entries
+          below carry no header; they open a sign-in page of that server (user ${demoUser.login}, password ${demoUser.password}).
+          The Inspector has no terminal to sign in from here: its lines carry the token of step 4 below.`,
+}[access];
+const webUiAuthentication = {
+  anonymous: '',
+  credential: ', Authentication: Bearer <your API key or JWT>',
+  oauth: ', Authentication: Bearer <the token of step 4>',
+}[access];
+
+print(`
 Dagu:     ${dagu.url} (Dagu ${dagu.version}, REST under ${dagu.apiBase})
           ${seed.dagCount} sample DAGs and their runs (a failed run, a parent/child run${seed.v2 === undefined ? '' : ', a foreach run, a human task'}, an approval left waiting)${wikiPages > 0 ? `, ${wikiPages} Wiki pages in ${seed.v2?.wiki.workspaces.length ?? 0} workspaces and default` : ''}
-Gateway:  http://127.0.0.1:${config.port}  (health /healthz, readiness /readyz, metrics /metrics)
+Gateway:  http://${HOST}:${config.port}  (health /healthz, readiness /readyz, metrics /metrics)
 MCP URL:  ${mcpUrl}
-
-Connect a client (README "Connect a client"; the stdio entries start their own gateway):
+${accessLine}
+${walk === undefined ? '' : `\n${walk.text}\n`}
+Connect a client (README "Connect a client"; the stdio entries start their own gateway, without authentication):
 
 MCP Inspector web UI (browser, CORS: ${INSPECTOR_ORIGIN} is an allowed origin):
-  npx @modelcontextprotocol/inspector@1.0.3, then open ${INSPECTOR_ORIGIN}: Transport Type "Streamable HTTP",
-  URL ${mcpUrl}, Connection Type "Direct"${authenticated ? ', Authentication: Bearer <your API key or JWT>' : ''}
+  ${INSPECTOR_WEB_NPX}, then open
+  ${INSPECTOR_ORIGIN}: Transport Type "Streamable HTTP", URL ${mcpUrl}, Connection Type "Direct"${webUiAuthentication}
 
 ${snippets}
 
@@ -133,13 +226,18 @@ Try: {"target":"runs"}, {"target":"run","name":"${seed.dags.fails}","dagRunId":"
      {"target":"run","name":"${seed.dags.parent}","dagRunId":"latest"}, {"target":"wiki"},
      {"target":"wiki_search","search":"${seed.v2?.wiki.opsWord ?? 'deploy'}"}, {"uri":"dagu://reference/read-tool"},
      {"target":"workbook","path":"sample.xlsx"}
-${authenticated ? 'Callers need a credential (AUTH_* is set).' : 'No authentication is configured (loopback only).'} Ctrl-C stops the gateway and Dagu.
+${
+  config.toolText === 'json'
+    ? 'TOOL_TEXT=json: the text of every result carries the JSON of its data.'
+    : `A host whose model sees only "Dagu read completed." ignores structured results: start the demo as
+${process.env.PORT === undefined ? '' : `PORT=${port} `}TOOL_TEXT=json npm run demo${oauth ? ' -- --oauth' : ''} (the text then carries the JSON of the data).`
+}
+Ctrl-C stops the gateway and Dagu. The gateway's log and audit lines follow.
 `);
+releaseGatewayOutput();
 
-if (authServer) await walkOAuthFlow(authServer);
-
-/** One MCP authorization flow, as a host runs it, with what each step found. */
-async function walkOAuthFlow(server: AuthorizationServer): Promise<void> {
+/** One MCP authorization flow, as a host runs it: what each step found, and the token it got. */
+async function walkOAuthFlow(server: AuthorizationServer): Promise<{ text: string; token: string }> {
   const challenge = (
     await fetch(mcpUrl, {
       method: 'POST',
@@ -161,26 +259,12 @@ async function walkOAuthFlow(server: AuthorizationServer): Promise<void> {
     structuredContent?: { data?: { items?: unknown[] } };
   };
   await connection.close();
-  process.stdout.write(`OAuth (--oauth): authorization server ${server.issuer}, user ${demoUser.login} / ${demoUser.password}
+  const text = `OAuth (--oauth): one authorization flow as an MCP host runs it, against ${server.issuer}
   1. POST ${mcpUrl} without a token: WWW-Authenticate: ${challenge}
   2. the metadata names authorization_servers ${JSON.stringify(metadata.authorization_servers)}, scopes_supported ${JSON.stringify(metadata.scopes_supported)}
-  3. dynamic registration: client ${provider.client?.client_id ?? '?'}; authorization code with PKCE S256, resource=${mcpUrl}
-  4. token: aud ${JSON.stringify(claims.aud)}, scope "${String(claims.scope)}", expires in ${Number(claims.exp) - Math.floor(Date.now() / 1000)} s
-  5. dagu_read {"target":"dags"} with it: ${result.structuredContent?.data?.items?.length ?? 0} DAGs
-Give ${mcpUrl} to an MCP host (Claude Code, VS Code, Cursor, MCP Inspector) with no header: it finds
-the authorization server, registers, and opens a sign-in page here (user ${demoUser.login}, the password above).
-`);
+  3. dynamic registration: client ${provider.client?.client_id ?? '?'}; authorization code with PKCE S256, resource=${mcpUrl}, signed in as ${demoUser.login}
+  4. token: aud ${JSON.stringify(claims.aud)}, scope "${String(claims.scope)}", expires in ${Number(claims.exp) - Math.floor(Date.now() / 1000)} s (restart the demo for a new one):
+     ${token}
+  5. dagu_read {"target":"dags"} with it: ${result.structuredContent?.data?.items?.length ?? 0} DAGs`;
+  return { text, token };
 }
-
-let stopping = false;
-const stop = async () => {
-  if (stopping) return;
-  stopping = true;
-  await gateway.close();
-  await authServer?.stop();
-  await dagu.stop();
-  await workbooks.cleanup();
-  process.exit(0);
-};
-process.on('SIGINT', () => void stop());
-process.on('SIGTERM', () => void stop());

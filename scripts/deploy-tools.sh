@@ -2,13 +2,13 @@
 # Installs the real tools the deployment tests use and prints the path of the one asked for on the last
 # line of stdout (progress goes to stderr). Idempotent: a tool already there is used as it is.
 #
-#   scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm|haproxy|jaeger
+#   scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm|haproxy|jaeger|keycloak
 #
 # promtool, prometheus: Debian package `prometheus`; haproxy: Debian package `haproxy` (the fleet test's
 # load balancer, run with deploy/haproxy/haproxy.cfg); docker-compose: Debian package `docker-compose`
 # (validates a compose file without a Docker engine); helm and jaeger: built from the Go module proxy
 # (helm.sh/helm/v3/cmd/helm@$HELM_VERSION, github.com/jaegertracing/jaeger/cmd/jaeger@$JAEGER_VERSION)
-# into the project's cache folder.
+# into the project's cache folder; keycloak: scripts/keycloak.sh (Maven Central, into the cache folder).
 #
 #   DAGU_CACHE_DIR  cache root (default: ${XDG_CACHE_HOME:-$HOME/.cache}/dagu-mcp-gateway), shared with Dagu
 #   GO              the go binary to use (default: `go` on PATH, else /usr/local/go/bin/go)
@@ -129,8 +129,11 @@ case "$tool" in
     fi
     echo "$binary"
     ;;
+  keycloak)
+    exec bash "$(dirname "${BASH_SOURCE[0]}")/keycloak.sh"
+    ;;
   *)
-    echo "usage: scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm|haproxy|jaeger" >&2
+    echo "usage: scripts/deploy-tools.sh promtool|prometheus|docker-compose|helm|haproxy|jaeger|keycloak" >&2
     exit 2
     ;;
 esac

@@ -12,6 +12,7 @@ import { corsPlugin } from './http/cors.ts';
 import { drainPlugin } from './http/drain.ts';
 import { httpAnswersPlugin } from './http/errors.ts';
 import { healthPlugin } from './http/health.ts';
+import { lateReplyLogHook } from './http/late-reply.ts';
 import { mcpPlugin } from './http/mcp-route.ts';
 import { metricsRoutePlugin } from './http/metrics-route.ts';
 import { protectedResourcePlugin } from './http/protected-resource.ts';
@@ -62,6 +63,7 @@ function createFastify(
   options: BuildOptions,
   tls: GatewayTls,
   tracing: GatewayTracing | undefined,
+  lateReply: () => void,
 ): FastifyInstance {
   return Fastify({
     ...tls.serverOptions,
@@ -73,6 +75,8 @@ function createFastify(
         : {
             level: options.logger?.level ?? config.logLevel,
             serializers: LOG_SERIALIZERS,
+            // Fastify's warning with a stack for each late reply becomes one debug line and a count.
+            hooks: { logMethod: lateReplyLogHook(lateReply) },
             // Lines written while a traced call is served carry its `trace_id` and `span_id`.
             ...(tracing === undefined ? {} : { mixin: tracing.logFields }),
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
@@ -106,11 +110,14 @@ const mcpRouteLogLevel = (level: string) =>
 export async function buildApp(config: GatewayConfig, options: BuildOptions = {}): Promise<GatewayApp> {
   const tls = tlsServerOptions(config);
   const tracing = await loadTracing(config);
-  const app = createFastify(config, options, tls, tracing);
+  // The log is made before the metrics, which need it: late replies are counted once both exist.
+  let countLateReply = () => {};
+  const app = createFastify(config, options, tls, tracing, () => countLateReply());
   // Renewed certificate files are read again and used for new connections (closed with the app).
   tls.watch(app.server, app.log);
   app.addHook('onClose', async () => tls.close());
   const core: GatewayCore = createGatewayCore(config, app.log, { tracing });
+  countLateReply = core.metrics.lateReply;
   try {
     await registerPlugins(app, core, config, options);
     if (tracing !== undefined) {

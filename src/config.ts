@@ -183,6 +183,13 @@ function combinationProblems(v: EnvValues, trustProxy: string[], problems: strin
     (key) => v[key] !== undefined,
   );
   if (jwtModes.length > 1) problems.push(`${jwtModes.join(', ')}: set at most one JWT verification mode`);
+  const issuer = typeof v.AUTH_JWT_ISSUER === 'string' ? v.AUTH_JWT_ISSUER : undefined;
+  if (jwtModes.length === 0 && issuer !== undefined && !/^https?:\/\/[^\s,]+$/.test(issuer.trim())) {
+    problems.push(
+      'AUTH_JWT_ISSUER: without AUTH_JWKS_URL, AUTH_JWT_PUBLIC_KEY or AUTH_JWT_SECRET it must be one http:// ' +
+        `or https:// URL, the issuer whose discovery document names the JWKS (got ${JSON.stringify(issuer)})`,
+    );
+  }
   const tlsFiles = ['TLS_CERT_FILE', 'TLS_KEY_FILE'] as const;
   const tlsGiven = tlsFiles.filter((key) => v[key] !== undefined);
   if (tlsGiven.length === 1) {

@@ -7,6 +7,7 @@ import { routeConsoleToLog } from './console-log.ts';
 import { displayUrl } from './core/display-url.ts';
 import type { Log } from './core/log.ts';
 import { createGatewayCore, loadTracing } from './gateway-core.ts';
+import { settleMemoryAfterBursts } from './memory-settle.ts';
 import { serveMcpOverStdio } from './stdio/serve.ts';
 import { GATEWAY_VERSION } from './version.ts';
 
@@ -28,7 +29,8 @@ async function main(): Promise<void> {
     }
     stdio = command.stdio;
     loadDotEnv();
-    config = loadConfig({ ...process.env, ...command.settings });
+    // A stdio host shows our stderr beside its own output: there the log defaults to warnings and errors.
+    config = loadConfig({ ...(stdio ? { LOG_LEVEL: 'warn' } : {}), ...process.env, ...command.settings });
   } catch (error) {
     if (error instanceof ConfigError || error instanceof CommandLineError) {
       process.stderr.write(`${error.message}\n`);
@@ -83,6 +85,8 @@ async function serveHttp(config: GatewayConfig): Promise<Serving> {
   const { buildApp } = await import('./app.ts');
   const gateway = await buildApp(config);
   const address = await gateway.app.listen({ host: config.host, port: config.port });
+  // A flood of requests held for their time bounds leaves garbage an idle process never collects.
+  settleMemoryAfterBursts(gateway.app.log);
   gateway.app.log.info(
     { address, mcp: `${address}${config.mcpPath}`, dagu: displayUrl(config.dagu.url) },
     'dagu-mcp-gateway listening',

@@ -135,8 +135,13 @@ const SETTING_TEXT = {
   AUTH_API_KEYS_FILE: { help: 'YAML or JSON file of API keys (SHA-256 hashes; `npm run keygen`)' },
   AUTH_JWT_SECRET: { help: 'HS256 shared secret for caller JWTs' },
   AUTH_JWT_PUBLIC_KEY: { help: 'RS256/ES256 public key for caller JWTs: PEM text or a PEM file path' },
-  AUTH_JWKS_URL: { help: 'URL of a JSON Web Key Set for caller JWTs', allowed: 'an http:// or https:// URL' },
-  AUTH_JWT_ISSUER: { help: 'accepted JWT `iss` values, comma-separated' },
+  AUTH_JWKS_URL: {
+    help: "URL of a JSON Web Key Set for caller JWTs (unset with AUTH_JWT_ISSUER: read from the issuer's metadata)",
+    allowed: 'an http:// or https:// URL',
+  },
+  AUTH_JWT_ISSUER: {
+    help: 'accepted JWT `iss` values, comma-separated; alone (no other JWT setting), one issuer whose discovery document gives the JWKS URL at start',
+  },
   AUTH_JWT_AUDIENCE: { help: 'accepted JWT `aud` values, comma-separated' },
   AUTH_READ_SCOPE: {
     help: 'OAuth scope a token needs to use the MCP endpoint',
@@ -179,7 +184,7 @@ const SETTING_TEXT = {
   BODY_LIMIT_BYTES: { help: 'largest request body, in bytes' },
   CALL_DEADLINE_MS: { help: 'deadline of one tool call or resource read, in milliseconds' },
   HEADERS_TIMEOUT_MS: {
-    help: "time a client has to send a request's headers, from its connection or the request's first byte (else 408 and closed)",
+    help: "time a client has to send a request's headers, from its connection or the request's first byte (else 408 and closed); with TLS, also the time to finish the handshake",
   },
   BODY_TIMEOUT_MS: {
     help: 'time a client has, after the headers bound, to send the whole request body (else 408 and closed)',

@@ -1,3 +1,4 @@
+import { cutToCodePoints, wellFormed } from '../core/code-points.ts';
 import { READ_INPUT_FIELDS, type ReadInputField } from '../core/contract.ts';
 
 /**
@@ -33,12 +34,15 @@ export type AuditArgumentFields = { [Field in TextField]?: string } & {
 
 export const MAX_AUDIT_TEXT = 256;
 
-/** Trimmed and cut to `max` characters (never splitting a surrogate pair); undefined when empty or not a string. */
+/**
+ * Trimmed, cut to `max` code points and with any unpaired surrogate the caller sent written as U+FFFD;
+ * undefined when empty or not a string.
+ */
 export function auditText(value: unknown, max = MAX_AUDIT_TEXT): string | undefined {
   if (typeof value !== 'string') return undefined;
   const trimmed = value.trim();
   if (trimmed === '') return undefined;
-  return trimmed.length <= max ? trimmed : Array.from(trimmed).slice(0, max).join('');
+  return wellFormed(cutToCodePoints(trimmed, max));
 }
 
 /** Parameter names of a URL query (no leading `?`), sorted and distinct; values are dropped, never recorded. */

@@ -2,6 +2,7 @@ import { type GatewayConfig, isLoopbackHost } from '../config.ts';
 import type { AuthFailureReason } from '../core/auth-reasons.ts';
 import { type Log, silentLog } from '../core/log.ts';
 import { type ApiKeyStore, type ApiKeyStoreOptions, createApiKeyStore } from './api-keys.ts';
+import { type DiscoveryOptions, discoverJwksUrl } from './discovery.ts';
 import { applyGroups, watchGroups } from './groups.ts';
 import { ANONYMOUS_IDENTITY, type Identity } from './identity.ts';
 import {
@@ -70,6 +71,8 @@ export interface AuthenticatorOptions {
   /** Passed to the API key store (watch, signals, debounce, onReload). */
   keys?: Omit<ApiKeyStoreOptions, 'log'>;
   jwt?: Pick<JwtSettings, 'clockToleranceSeconds' | 'jwks'>;
+  /** Fetch bounds of the issuer's discovery document (AUTH_JWT_ISSUER without AUTH_JWKS_URL). */
+  discovery?: Omit<DiscoveryOptions, 'log'>;
 }
 
 export class AuthConfigError extends Error {
@@ -134,17 +137,41 @@ function anonymousAuthenticator(config: AuthenticatorConfig, log: Log): Authenti
   };
 }
 
+/**
+ * AUTH_JWT_ISSUER alone (no secret, public key or JWKS URL): the JWKS URL is read from the issuer's
+ * discovery document. Undefined in every other configuration.
+ */
+function issuerToDiscover(auth: AuthenticatorConfig['auth']): string | undefined {
+  if (auth.jwtSecret !== undefined || auth.jwtPublicKey !== undefined || auth.jwksUrl !== undefined) {
+    return undefined;
+  }
+  if (auth.jwtIssuer === undefined) return undefined;
+  const issuers = issuerUrls(auth.jwtIssuer);
+  if (issuers.length !== 1 || auth.jwtIssuer.includes(',')) {
+    throw new AuthConfigError(
+      'AUTH_JWT_ISSUER without AUTH_JWKS_URL must be one http:// or https:// URL, the issuer whose ' +
+        'discovery document names the JWKS',
+    );
+  }
+  return issuers[0];
+}
+
 /** The JWT verifier of the configured mode (shared secret, public key or JWKS), with its checks. */
-function jwtVerifierFor(
+async function jwtVerifierFor(
   auth: AuthenticatorConfig['auth'],
   audience: string | undefined,
   options: AuthenticatorOptions,
   log: Log,
 ): Promise<JwtVerifier> {
+  const discover = issuerToDiscover(auth);
+  const jwksUrl =
+    discover === undefined
+      ? auth.jwksUrl
+      : (await discoverJwksUrl(discover, { ...options.discovery, log })).jwksUrl;
   return createJwtVerifier({
     ...(auth.jwtSecret !== undefined ? { secret: auth.jwtSecret } : {}),
     ...(auth.jwtPublicKey !== undefined ? { publicKey: auth.jwtPublicKey } : {}),
-    ...(auth.jwksUrl !== undefined ? { jwksUrl: auth.jwksUrl } : {}),
+    ...(jwksUrl !== undefined ? { jwksUrl } : {}),
     ...(auth.jwtIssuer !== undefined ? { issuer: auth.jwtIssuer } : {}),
     ...(audience !== undefined ? { audience } : {}),
     ...(auth.claims !== undefined ? { claims: auth.claims } : {}),
@@ -183,8 +210,8 @@ function warnIgnoredSettings(auth: AuthenticatorConfig['auth'], jwtConfigured: b
   if (auth.allowAnonymous) {
     log.warn({}, 'AUTH_ALLOW_ANONYMOUS is ignored: credentials are configured, so every request needs one');
   }
-  if ((auth.jwtIssuer !== undefined || auth.jwtAudience !== undefined) && !jwtConfigured) {
-    log.warn({}, 'AUTH_JWT_ISSUER / AUTH_JWT_AUDIENCE are ignored: no JWT mode is configured');
+  if (auth.jwtAudience !== undefined && !jwtConfigured) {
+    log.warn({}, 'AUTH_JWT_AUDIENCE is ignored: no JWT mode is configured');
   }
 }
 
@@ -208,12 +235,14 @@ export async function createAuthenticator(
 ): Promise<Authenticator> {
   const { auth } = config;
   const surface = options.surface ?? 'mcp';
-  const jwtConfigured =
-    auth.jwtSecret !== undefined || auth.jwtPublicKey !== undefined || auth.jwksUrl !== undefined;
+  // AUTH_JWT_ISSUER alone is JWKS mode too, its set found through the issuer's discovery document.
+  const jwtConfigured = [auth.jwtSecret, auth.jwtPublicKey, auth.jwksUrl, auth.jwtIssuer].some(
+    (value) => value !== undefined,
+  );
 
   if (auth.apiKeysFile === undefined && !jwtConfigured) return anonymousAuthenticator(config, log);
   warnIgnoredSettings(auth, jwtConfigured, log);
-  const oauthMode = auth.jwtPublicKey !== undefined || auth.jwksUrl !== undefined;
+  const oauthMode = jwtConfigured && auth.jwtSecret === undefined;
   const audience = oauthMode ? tokenAudience(config, log) : auth.jwtAudience;
 
   const keys: ApiKeyStore | undefined =

@@ -5,6 +5,7 @@ import type { MeteredCaller } from '../http/call-metering.ts';
 import { publicBaseUrl, resourceMetadataPath } from '../http/protected-resource.ts';
 import { auditRefusal, type RefusalAudit, refuse } from '../http/refusals.ts';
 import type { GatewayMetrics } from '../metrics/metrics.ts';
+import { suppliedTarget } from '../read/input/index.ts';
 import {
   type Authenticator,
   type AuthenticatorConfig,
@@ -143,15 +144,22 @@ async function authentication(app: FastifyInstance, options: AuthenticationPlugi
   );
 }
 
-/** True when a message of the body calls `dagu_read` with the `workbook` target. */
-function readsWorkbook(body: unknown): boolean {
+/**
+ * True when a message of the body calls `dagu_read` with the `workbook` target, as the read will take
+ * the target (`"workbook "` too: fields are trimmed), so a caller without the scope always gets the
+ * step-up challenge and never the read's own refusal.
+ */
+export function readsWorkbook(body: unknown): boolean {
   return (Array.isArray(body) ? body : [body]).some((message) => {
     const { method, params } = (message ?? {}) as {
       method?: unknown;
       params?: { name?: unknown; arguments?: unknown };
     };
-    const target = (params?.arguments as { target?: unknown } | undefined)?.target;
-    return method === 'tools/call' && params?.name === 'dagu_read' && target === 'workbook';
+    return (
+      method === 'tools/call' &&
+      params?.name === 'dagu_read' &&
+      suppliedTarget(params.arguments) === 'workbook'
+    );
   });
 }
 

@@ -45,11 +45,18 @@ export interface JwksOptions {
   cooldownMs?: number;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Called after each fetch that replaced the set, with the `kid`s it now publishes. */
+  onRefresh?: (kids: ReadonlyArray<string | undefined>) => void;
 }
 
 export interface JwksCache {
   /** The key for a token header: fetches on first use, on an unknown `kid` (once per cooldown) and when stale. */
   keyFor(header: { kid?: unknown; alg?: unknown }): Promise<VerificationKey>;
+  /**
+   * Whether the set still publishes the key named `kid` (a stale set is refreshed in the background):
+   * a verification cached for a token signed with that key holds only while it does.
+   */
+  publishes(kid: string): boolean;
   /** Fetches the set now (concurrent callers share one fetch); keeps the previous keys when it fails. */
   refresh(): Promise<void>;
   readonly size: number;
@@ -104,6 +111,22 @@ async function fetchJwks(
   return next;
 }
 
+/** Logs the keys a fetched set no longer holds: tokens signed with them are refused from now on. */
+function reportDropped(before: VerificationKey[], next: VerificationKey[], url: string, log: Log): void {
+  const dropped = before.filter((key) => !next.some((kept) => kept.pem === key.pem));
+  if (dropped.length === 0) return;
+  log.info(
+    { url, droppedKids: dropped.map((key) => key.kid ?? null) },
+    'the JWKS no longer publishes some keys: tokens signed with them are refused from now on',
+  );
+}
+
+function assertAsymmetric(alg: unknown): asserts alg is AsymmetricAlgorithm {
+  if (typeof alg !== 'string' || !(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) {
+    throw new JwksKeyError('wrong_algorithm', `algorithm ${String(alg)} is not accepted`);
+  }
+}
+
 /** A JWKS client on node:crypto alone: JWK → KeyObject → PEM, cached, refreshed, fetches coalesced. */
 export function createJwksCache(url: string, options: JwksOptions = {}): JwksCache {
   const log = options.log ?? silentLog;
@@ -123,9 +146,11 @@ export function createJwksCache(url: string, options: JwksOptions = {}): JwksCac
     try {
       const next = await fetchJwks(url, timeoutMs, maxBytes, log);
       if (next.length === 0) log.warn({ url }, 'the JWKS holds no RS256 or ES256 signing key');
+      reportDropped(keys, next, url, log);
       keys = next;
       fetchedAt = Date.now();
       log.debug({ url, keys: next.length }, 'JWKS fetched');
+      options.onRefresh?.(next.map((key) => key.kid));
     } catch (error) {
       log.warn(
         { url, error: (error as Error).message, keptKeys: keys.length },
@@ -141,6 +166,12 @@ export function createJwksCache(url: string, options: JwksOptions = {}): JwksCac
     return inFlight;
   }
 
+  const mayFetch = () => Date.now() - attemptedAt >= cooldownMs;
+  /** Stale keys keep serving while a background fetch replaces them. */
+  function refreshIfStale(): void {
+    if (Date.now() - fetchedAt >= ttlMs && mayFetch()) void refresh();
+  }
+
   function lookup(kid: unknown): VerificationKey | undefined {
     if (typeof kid === 'string') return keys.find((key) => key.kid === kid);
     return keys.length === 1 ? keys[0] : undefined;
@@ -148,15 +179,8 @@ export function createJwksCache(url: string, options: JwksOptions = {}): JwksCac
 
   return {
     async keyFor(header) {
-      if (
-        typeof header.alg !== 'string' ||
-        !(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(header.alg)
-      ) {
-        throw new JwksKeyError('wrong_algorithm', `algorithm ${String(header.alg)} is not accepted`);
-      }
-      const mayFetch = () => Date.now() - attemptedAt >= cooldownMs;
-      // Stale keys keep serving while a background fetch replaces them.
-      if (Date.now() - fetchedAt >= ttlMs && mayFetch()) void refresh();
+      assertAsymmetric(header.alg);
+      refreshIfStale();
       let key = lookup(header.kid);
       if (key === undefined) {
         // First use, or a kid not seen yet (key rotation): wait for a fetch, at most one per cooldown.
@@ -171,6 +195,10 @@ export function createJwksCache(url: string, options: JwksOptions = {}): JwksCac
         throw new JwksKeyError('wrong_algorithm', `the key is for ${key.alg}, the token says ${header.alg}`);
       }
       return key;
+    },
+    publishes(kid) {
+      refreshIfStale();
+      return keys.some((key) => key.kid === kid);
     },
     refresh,
     get size() {

@@ -2,6 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fastifyJwt from '@fastify/jwt';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { cutToCodePoints } from '../core/code-points.ts';
 import { type Log, silentLog } from '../core/log.ts';
 import { type Identity, isRole } from './identity.ts';
 import { algorithmForKey, createJwksCache, type JwksCache, JwksKeyError, type JwksOptions } from './jwks.ts';
@@ -129,7 +130,7 @@ export function identityFromClaims(
   return Object.freeze({
     kind: 'jwt',
     id,
-    name: name === undefined ? id : name.slice(0, 128),
+    name: name === undefined ? id : cutToCodePoints(name, 128),
     role: role ?? 'viewer',
     ...(dags === undefined ? {} : { dags }),
     ...(workspaces === undefined ? {} : { workspaces }),
@@ -186,6 +187,59 @@ const list = (value: string | string[] | undefined): string[] | undefined => {
     .filter((item) => item.length > 0);
   return items.length > 0 ? items : undefined;
 };
+
+/** What verifyToken answers for a cached verification whose key the JWKS no longer publishes. */
+const KEY_LEFT_THE_SET = Symbol('key left the JWKS');
+/** Per-call verify options: a verifier of its own, without a cache. */
+const UNCACHED = { cache: false } as const;
+
+/** A JSON part of a token (0: header, 1: payload) as an object, when it is readable. */
+function tokenPart(token: string, index: 0 | 1): Record<string, unknown> | undefined {
+  try {
+    const part: unknown = JSON.parse(Buffer.from(token.split('.')[index] ?? '', 'base64url').toString());
+    return typeof part === 'object' && part !== null ? (part as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The claims of a valid token. A JWKS verification stays cached only while the set still publishes
+ * the token's key (by `kid`): once a refresh drops it, the token is refused at once. A token without
+ * a readable `kid` names no key to check for, so it is verified afresh each time (about 3 µs more).
+ */
+async function verifyToken(
+  host: FastifyInstance,
+  jwks: JwksCache | undefined,
+  token: string,
+): Promise<unknown> {
+  if (jwks === undefined) return host.jwt.verify(token);
+  const kid = tokenPart(token, 0)?.kid;
+  if (typeof kid !== 'string') return host.jwt.verify(token, UNCACHED);
+  const claims: unknown = await host.jwt.verify(token);
+  return jwks.publishes(kid) ? claims : KEY_LEFT_THE_SET;
+}
+
+/**
+ * For a token refused as wrong_issuer (fast-jwt checks claims after the signature, so its `iss` is
+ * the key holder's): when it differs from a configured issuer only by a trailing slash, the setting
+ * is wrong, not the token. Said once per such issuer, for at most 8.
+ */
+function trailingSlashHint(issuers: readonly string[] | undefined, log: Log): (token: string) => void {
+  const hinted = new Set<string>();
+  const bare = (issuer: string) => issuer.replace(/\/+$/, '');
+  return (token) => {
+    const iss = tokenPart(token, 1)?.iss;
+    if (typeof iss !== 'string' || hinted.has(iss) || hinted.size >= 8) return;
+    const configured = issuers?.find((issuer) => issuer !== iss && bare(issuer) === bare(iss));
+    if (configured === undefined) return;
+    hinted.add(iss);
+    log.warn(
+      { configured, tokenIssuer: iss },
+      'tokens are refused as wrong_issuer: their iss differs from AUTH_JWT_ISSUER only by a trailing slash; set AUTH_JWT_ISSUER to the issuer the provider reports',
+    );
+  };
+}
 
 /**
  * JWT verification with @fastify/jwt (and so fast-jwt). Its `fastify.jwt.verify` lives on a Fastify
@@ -247,6 +301,8 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
   });
   await host.ready();
   if (jwks) void jwks.refresh();
+
+  const hintTrailingSlash = trailingSlashHint(issuers, log);
   log.info({ mode, algorithms, issuers, audiences }, 'JWT verification enabled');
 
   return {
@@ -255,10 +311,13 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
     async verify(token) {
       let claims: unknown;
       try {
-        claims = await host.jwt.verify<Record<string, unknown>>(token);
+        claims = await verifyToken(host, jwks, token);
       } catch (error) {
-        return fail(reasonFor(error));
+        const reason = reasonFor(error);
+        if (reason === 'wrong_issuer') hintTrailingSlash(token);
+        return fail(reason);
       }
+      if (claims === KEY_LEFT_THE_SET) return fail('invalid_token');
       const identity =
         typeof claims === 'object' && claims !== null
           ? identityFromClaims(claims as Record<string, unknown>, settings.claims)

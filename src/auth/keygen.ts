@@ -22,10 +22,14 @@ export function withKeyEntry(text: string | undefined, file: string, entry: Reco
     const data = (text === undefined ? { keys: [] } : JSON.parse(text)) as { keys?: unknown[] };
     return `${JSON.stringify({ ...data, keys: [...(Array.isArray(data.keys) ? data.keys : []), entry] }, null, 2)}\n`;
   }
-  const document = parseDocument(text ?? 'keys: []\n');
+  if (text === undefined) return stringify({ keys: [entry] });
+  const document = parseDocument(text);
   const keys = document.get('keys', true);
-  if (keys instanceof YAMLSeq) keys.add(document.createNode(entry));
-  else document.set('keys', document.createNode([entry]));
+  if (keys instanceof YAMLSeq) {
+    // An empty `keys: []` would keep its flow style and print every entry inside brackets.
+    if (keys.items.length === 0) keys.flow = false;
+    keys.add(document.createNode(entry));
+  } else document.set('keys', document.createNode([entry]));
   return document.toString();
 }
 

@@ -19,8 +19,10 @@ export const DEFAULT_SCOPES: ScopeSettings = {
   workspacePrefix: 'dagu.read:workspace/',
 };
 
-/** The scopes the metadata lists: the ones a client can ask for by name. */
-export const supportedScopes = (settings: ScopeSettings): string[] => [settings.read, settings.workbook];
+/** The scopes the metadata lists: the ones a client can ask for by name (once each). */
+export const supportedScopes = (settings: ScopeSettings): string[] => [
+  ...new Set([settings.read, settings.workbook]),
+];
 
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/;
 const MAX_SCOPES = 256;

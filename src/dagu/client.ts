@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import type { GatewayConfig } from '../config.ts';
 import type { CacheSlice } from '../core/byte-lru.ts';
+import { hasLoneSurrogate } from '../core/code-points.ts';
 import { shownValue } from '../core/shown-value.ts';
 import { type Answer, coalescing } from './coalesce.ts';
 import type { HealthAnswer } from './detect.ts';
@@ -53,7 +54,6 @@ export interface UpstreamTrace {
 }
 
 const PARAM = /\{([A-Za-z][A-Za-z0-9]*)\}/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** What a path parameter names, for the not-found message. */
 const PARAM_NOUNS: Readonly<Record<string, string>> = {
@@ -92,7 +92,7 @@ export function isPathStructure(value: string): boolean {
     value.includes('\\') ||
     PERCENT_ESCAPE.test(value) ||
     CONTROL_CHARACTER.test(value) ||
-    LONE_SURROGATE.test(value)
+    hasLoneSurrogate(value)
   );
 }
 

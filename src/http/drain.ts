@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Http2ServerResponse, Http2Session } from 'node:http2';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ReadinessCheck } from './health.ts';
@@ -14,6 +15,11 @@ import type { ReadinessCheck } from './health.ts';
  * 3. `app.drain()` resolves; `app.close()` then stops accepting, closes idle connections (again every
  *    100 ms, as in-flight answers finish) and waits for the calls in flight (bounded by
  *    REQUEST_TIMEOUT_MS).
+ *
+ * HTTP/2 sessions (native TLS) are told at step 1: each gets GOAWAY (NO_ERROR, the last stream it
+ * accepted), finishes its streams in flight and closes; a session opened during the drain gets it
+ * once its first answer is sent (HTTP/1.1's `Connection: close`), and any left at step 3 (one that
+ * never asked anything) get it then. Clients open their next session to a ready replica.
  */
 export interface DrainOptions {
   drainMs: number;
@@ -31,9 +37,22 @@ declare module 'fastify' {
 async function drainConcern(app: FastifyInstance, options: DrainOptions): Promise<void> {
   let drained: Promise<void> | undefined;
   const inFlight = new Set<ServerResponse>();
+  const sessions = new Set<Http2Session>();
+  app.server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
   const closeAfter = (response: ServerResponse) => {
-    // HTTP/1.1 only: an HTTP/2 stream has no connection of its own to close.
-    if (!response.headersSent && response.req.httpVersionMajor === 1) response.shouldKeepAlive = false;
+    if (response.req.httpVersionMajor === 1) {
+      if (!response.headersSent) response.shouldKeepAlive = false;
+      return;
+    }
+    // HTTP/2: GOAWAY once this answer is sent; the streams already accepted still finish.
+    const { session } = (response as unknown as Http2ServerResponse).stream;
+    response.once('finish', () => session?.close());
+  };
+  const goAway = () => {
+    for (const session of sessions) session.close();
   };
 
   app.addHook('onRequest', async (_request, reply) => {
@@ -53,6 +72,7 @@ async function drainConcern(app: FastifyInstance, options: DrainOptions): Promis
       app.log.info({ drainMs: options.drainMs }, 'draining: /readyz answers 503, calls are still served');
       for (const response of inFlight) closeAfter(response);
       inFlight.clear();
+      goAway();
       setTimeout(resolve, options.drainMs).unref();
     });
     return drained;
@@ -60,6 +80,8 @@ async function drainConcern(app: FastifyInstance, options: DrainOptions): Promis
 
   // Connections that were busy when the listener closed are closed as soon as they fall idle.
   app.addHook('preClose', async () => {
+    // Node 24 closes HTTP/2 sessions when the server closes; Node 20 and 22 leave them open.
+    goAway();
     const server = app.server as typeof app.server & { closeIdleConnections?: () => void };
     const sweeper = setInterval(() => server.closeIdleConnections?.(), 100);
     sweeper.unref();

@@ -11,6 +11,7 @@ import type {
 } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AccessPolicy } from '../core/access.ts';
+import { cutToCodePoints } from '../core/code-points.ts';
 import { startDeadline } from '../core/deadline.ts';
 import { MCP_METHODS } from '../core/mcp-methods.ts';
 import type { RefusalReason } from '../core/refusal-reasons.ts';
@@ -80,9 +81,9 @@ export function unservedReason(
   if (typeof message !== 'object' || message === null) return undefined;
   const { method, params, id } = message as { method?: unknown; params?: { name?: unknown }; id?: unknown };
   if (typeof method !== 'string' || id === undefined || method.startsWith('notifications/')) return undefined;
-  if (!SERVED_METHODS.has(method)) return { reason: 'unknown_method', method: method.slice(0, 64) };
+  if (!SERVED_METHODS.has(method)) return { reason: 'unknown_method', method: cutToCodePoints(method, 64) };
   if (method === 'tools/call' && params?.name !== READ_TOOL_NAME) {
-    const tool = typeof params?.name === 'string' ? params.name.slice(0, 64) : undefined;
+    const tool = typeof params?.name === 'string' ? cutToCodePoints(params.name, 64) : undefined;
     return { reason: 'unknown_tool', method, ...(tool === undefined ? {} : { tool }) };
   }
   return undefined;
@@ -135,7 +136,7 @@ const refuseUnservableBatches =
     const version = request.headers['mcp-protocol-version'];
     if (typeof version === 'string' && version >= BATCHES_REMOVED_IN) {
       return refused(
-        `Invalid Request: protocol revision ${version.slice(0, 32)} has no JSON-RPC batches (removed in ${BATCHES_REMOVED_IN}); send one request per POST.`,
+        `Invalid Request: protocol revision ${cutToCodePoints(version, 32)} has no JSON-RPC batches (removed in ${BATCHES_REMOVED_IN}); send one request per POST.`,
       );
     }
     if (request.body.length > MAX_BATCH_MESSAGES) {
@@ -194,7 +195,7 @@ function prepare(parts: EndpointParts, request: FastifyRequest, reply: FastifyRe
     identity: caller.identity,
     identityKind: caller.identityKind,
     role: caller.role,
-    protocolVersion: typeof protocolVersion === 'string' ? protocolVersion.slice(0, 32) : undefined,
+    protocolVersion: typeof protocolVersion === 'string' ? cutToCodePoints(protocolVersion, 32) : undefined,
     ...client,
     signal: deadline.signal,
     ...(lifted.raw ? { rawArguments: lifted.raw } : {}),
@@ -315,6 +316,8 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
   app.route({
     method: ['GET', 'DELETE'],
     url: options.path,
+    // Every initialize-era client tries GET (a stream) and DELETE (a session end): routine, as quiet as POST.
+    ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
     onRequest: methodNotAllowed,
     handler: methodNotAllowed,
   });

@@ -1,4 +1,10 @@
 import type { IncomingMessage, Server } from 'node:http';
+import {
+  type Http2ServerRequest,
+  type Http2Session,
+  constants as http2,
+  type ServerHttp2Stream,
+} from 'node:http2';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -29,6 +35,15 @@ import {
  *
  * A refusal sent before the request body was read closes the connection: otherwise a client that
  * trickles a body after its 401 would keep the socket until the body bound.
+ *
+ * HTTP/2 (native TLS) keeps the same bounds per stream: a stream's headers arrive whole, so its whole
+ * request must arrive within `headersTimeoutMs + bodyTimeoutMs` of them, else 408
+ * `request_incomplete`; serving is bounded as above. Where HTTP/1.1 closes the connection, HTTP/2
+ * closes the stream (RST_STREAM NO_ERROR, RFC 9113 §8.1, once the answer is sent): the session and
+ * its other streams go on, and no stream the client left open is kept. A session that opens no
+ * stream within `headersTimeoutMs` is closed (GOAWAY), as a silent HTTP/1.1 socket is; an idle one
+ * after Fastify's `http2SessionTimeout` (72 s). The TLS handshake is bounded by `headersTimeoutMs`
+ * too (`src/http/tls.ts`).
  */
 export interface TimeBoundsOptions {
   headersTimeoutMs: number;
@@ -56,10 +71,23 @@ function classify(error: NodeJS.ErrnoException, socket: ParsedSocket): [RefusalN
 
 let clientErrors = 0;
 
-async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Promise<void> {
-  // `connectionsCheckingInterval` is read when the server starts listening; @types/node omits it.
-  const server = app.server as Server & { connectionsCheckingInterval?: number };
-  // HTTP/1.1 servers (plain and TLS); an HTTP/2 server keeps its own session timeout.
+/** Sockets already answered by the `clientError` handler: their later errors are not new refusals. */
+const refusedSockets = new WeakSet<Duplex>();
+
+/** The HTTP/2 stream under a request, or undefined for HTTP/1.1. */
+const http2Stream = (request: FastifyRequest): ServerHttp2Stream | undefined =>
+  request.raw.httpVersionMajor === 2 ? (request.raw as unknown as Http2ServerRequest).stream : undefined;
+
+/** Whether the client has sent all of the stream's request (END_STREAM), read or not, or it is closed. */
+const arrived = (stream: ServerHttp2Stream): boolean =>
+  stream.closed || stream.destroyed || stream.state.remoteClose === 1;
+
+/** The bounds Node's servers keep on connections, sessions and handshakes, and its client errors answered. */
+function boundConnections(
+  server: Server & { connectionsCheckingInterval?: number },
+  options: TimeBoundsOptions,
+): void {
+  // HTTP/1.1 servers, plain and TLS, and HTTP/2's HTTP/1.1 fallback (`allowHTTP1`); HTTP/2 streams below.
   if ('headersTimeout' in server) {
     server.headersTimeout = options.headersTimeoutMs;
     server.requestTimeout = options.headersTimeoutMs + options.bodyTimeoutMs;
@@ -69,10 +97,20 @@ async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Pro
     );
   }
 
+  // A TLS handshake that fails or misses its bound (`src/http/tls.ts`) is no HTTP request: nothing
+  // can be answered before the handshake, and nothing is audited. Node's HTTP/2 server would pass it
+  // to `clientError`, answered below as malformed HTTP in plain text on a TLS socket.
+  server.removeAllListeners('tlsClientError');
+  server.on('tlsClientError', (_error: Error, socket: Duplex) => socket.destroy());
+
   // Replaces Fastify's own answer (`{"error":…,"statusCode":…}`) with the gateway's.
   server.removeAllListeners('clientError');
   server.on('clientError', (error: NodeJS.ErrnoException, socket: ParsedSocket) => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    // A client that hangs up after its 408 leaves the parser mid-request (HPE_INVALID_EOF_STATE):
+    // that socket was refused once, and is audited once.
+    if (refusedSockets.has(socket)) return void socket.destroy();
+    refusedSockets.add(socket);
     const [name, reason] = classify(error, socket);
     const incoming = socket.parser?.incoming ?? undefined;
     options.metrics.refused(reason);
@@ -91,28 +129,57 @@ async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Pro
     setTimeout(() => socket.destroy(), 1000).unref();
   });
 
+  // HTTP/2: a session that opens no stream within the headers bound is closed, as a silent socket is.
+  server.on('session', (session: Http2Session) => {
+    const silent = setTimeout(() => session.close(), options.headersTimeoutMs);
+    silent.unref();
+    session.once('stream', () => clearTimeout(silent));
+    session.once('close', () => clearTimeout(silent));
+  });
+}
+
+async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Promise<void> {
+  // `connectionsCheckingInterval` is read when the server starts listening; @types/node omits it.
+  boundConnections(app.server as Server & { connectionsCheckingInterval?: number }, options);
+
+  const wholeRequestMs = options.headersTimeoutMs + options.bodyTimeoutMs;
   app.addHook('onRequest', async (request, reply) => {
     const timer = setTimeout(() => expire(request, reply), options.requestTimeoutMs);
     timer.unref();
-    reply.raw.once('close', () => clearTimeout(timer));
+    // HTTP/1.1's whole-request bound is Node's `requestTimeout`; an HTTP/2 stream has its own here.
+    const stream = http2Stream(request);
+    const incomplete =
+      stream === undefined
+        ? undefined
+        : setTimeout(() => arrivedLate(request, reply, stream), wholeRequestMs);
+    incomplete?.unref();
+    const answered = () => {
+      clearTimeout(timer);
+      clearTimeout(incomplete);
+    };
+    reply.raw.once('close', answered);
+    // An HTTP/2 response closes with its stream, which a client may keep open after the answer.
+    stream?.once('finish', answered);
   });
 
+  function arrivedLate(request: FastifyRequest, reply: FastifyReply, stream: ServerHttp2Stream): void {
+    if (!arrived(stream)) missed(request, reply, 'request_incomplete', 'body_timeout');
+  }
+
   function expire(request: FastifyRequest, reply: FastifyReply): void {
-    options.metrics.refused('request_timeout');
-    auditRefusal(options.audit, request, reply, {
-      outcome: 'request_timeout',
-      reason: 'request_timeout',
-      httpStatus: 503,
-    });
-    if (reply.raw.headersSent) {
-      request.raw.socket.destroy();
-    } else if (reply.sent) {
-      // Hijacked (the MCP SDK's path): answered on the raw response.
-      refuseRaw(reply.raw, 'request_timeout');
-    } else {
-      closeAfter(request, reply);
-      void refuse(reply, 'request_timeout');
-    }
+    missed(request, reply, 'request_timeout', 'request_timeout');
+  }
+
+  /** A missed bound: counted, audited, and answered with its refusal or cut short. */
+  function missed(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    name: 'request_incomplete' | 'request_timeout',
+    reason: 'body_timeout' | 'request_timeout',
+  ): void {
+    options.metrics.refused(reason);
+    auditRefusal(options.audit, request, reply, { outcome: name, reason, httpStatus: REFUSALS[name].status });
+    cutShort(request, reply, name);
   }
 
   // A refusal before the body was read: the connection closes after it.
@@ -121,9 +188,41 @@ async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Pro
   });
 }
 
-/** The connection closes once this answer is sent (HTTP/1.1; an HTTP/2 stream ends on its own). */
+/** Answers a missed bound with its refusal, or cuts the connection (stream) if an answer has begun. */
+function cutShort(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  name: 'request_incomplete' | 'request_timeout',
+): void {
+  if (reply.raw.headersSent) {
+    const stream = http2Stream(request);
+    if (stream === undefined) request.raw.socket.destroy();
+    else stream.close(http2.NGHTTP2_CANCEL);
+  } else if (reply.sent) {
+    // Hijacked (the MCP SDK's path): answered on the raw response.
+    refuseRaw(reply.raw, name);
+    closeAfter(request, reply);
+  } else {
+    closeAfter(request, reply);
+    void refuse(reply, name);
+  }
+}
+
+/**
+ * The connection closes once this answer is sent (HTTP/1.1); an HTTP/2 stream whose request the
+ * client has not finished is reset with NO_ERROR once the answer is sent (RFC 9113 §8.1: the answer
+ * stands, send no more), so that neither side keeps it open.
+ */
 function closeAfter(request: FastifyRequest, reply: FastifyReply): void {
-  if (request.raw.httpVersionMajor === 1) reply.raw.shouldKeepAlive = false;
+  const stream = http2Stream(request);
+  if (stream === undefined) {
+    reply.raw.shouldKeepAlive = false;
+    return;
+  }
+  // The stream's own `finish` (the answer sent in full): the compatibility response's waits for the close.
+  stream.once('finish', () => {
+    if (!arrived(stream)) stream.close(http2.NGHTTP2_NO_ERROR);
+  });
 }
 
 export const timeBoundsPlugin = fp(timeBounds, { name: 'dagu-mcp-time-bounds', fastify: '5.x' });

@@ -15,6 +15,12 @@ export const TLS_RELOAD_DEBOUNCE_MS = 250;
  */
 export const TLS_HTTP2 = true;
 
+/**
+ * Streams one HTTP/2 session may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS; RFC 9113 asks
+ * for at least 100): a client's further requests wait in its own queue, not in the gateway's memory.
+ */
+export const TLS_HTTP2_MAX_STREAMS = 100;
+
 /** What every secure context of the gateway uses besides the certificate pair. */
 const CONTEXT_BASE: SecureContextOptions = { minVersion: 'TLSv1.2' };
 
@@ -95,13 +101,26 @@ export interface GatewayTls {
   current(): CertificatePair | undefined;
 }
 
+/** Fastify's options for a TLS server on `pair` (HTTP/2 with HTTP/1.1 fallback). */
+function secureServerOptions(pair: CertificatePair, headersTimeoutMs: number): FastifyServerOptions {
+  const https = {
+    ...CONTEXT_BASE,
+    cert: pair.cert,
+    key: pair.key,
+    // The handshake is the first part of a request's headers: bounded alike (Node's default is 120 s).
+    handshakeTimeout: headersTimeoutMs,
+    ...(TLS_HTTP2 ? { allowHTTP1: true, settings: { maxConcurrentStreams: TLS_HTTP2_MAX_STREAMS } } : {}),
+  };
+  return { https, ...(TLS_HTTP2 ? { http2: true } : {}) } as FastifyServerOptions;
+}
+
 /**
  * Native TLS from TLS_CERT_FILE and TLS_KEY_FILE: read once here (start-up fails with the setting's
  * name when a file is missing or the pair does not match), then reloaded when the files change.
  * Renewal tools (certbot, cert-manager, acme.sh) replace files by rename or swap a symlink, so the
  * folders are watched, not the files, and the contents decide whether anything changed.
  */
-export function tlsServerOptions(config: Pick<GatewayConfig, 'tls'>): GatewayTls {
+export function tlsServerOptions(config: Pick<GatewayConfig, 'tls' | 'http'>): GatewayTls {
   const files = config.tls;
   if (files === undefined) {
     return { serverOptions: {}, enabled: false, watch: () => {}, close: () => {}, current: () => undefined };
@@ -112,13 +131,7 @@ export function tlsServerOptions(config: Pick<GatewayConfig, 'tls'>): GatewayTls
   let lastFailure: string | undefined;
   let closed = false;
 
-  const https = {
-    ...CONTEXT_BASE,
-    cert: pair.cert,
-    key: pair.key,
-    ...(TLS_HTTP2 ? { allowHTTP1: true } : {}),
-  };
-  const serverOptions = { https, ...(TLS_HTTP2 ? { http2: true } : {}) } as FastifyServerOptions;
+  const serverOptions = secureServerOptions(pair, config.http.headersTimeoutMs);
 
   function reload(server: SecureContextTarget, log: FastifyBaseLogger): void {
     let next: CertificatePair;

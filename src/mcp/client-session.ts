@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { type ClientInfo, clientInfoOf } from './request-message.ts';
+import { cutToCodePoints } from '../core/code-points.ts';
+import { type ClientInfo, clientInfoOf, MAX_CLIENT_NAME, MAX_CLIENT_VERSION } from './request-message.ts';
 
 /**
  * Initialize-era clients name themselves only in `initialize`; a stateless endpoint never sees that
@@ -14,8 +15,13 @@ import { type ClientInfo, clientInfoOf } from './request-message.ts';
  * the transport requires, and unique per `initialize`.
  */
 const PREFIX = 'c1.';
-/** name (128) and version (64), JSON-quoted and base64url-encoded, with room to spare. */
-const MAX_ID_LENGTH = 512;
+/**
+ * The longest id `clientSessionId` issues for a name and version already cut (by `clientInfoOf`):
+ * each code point is at most 6 bytes of JSON (a control character or lone surrogate as `\uXXXX`), plus
+ * the brackets, quotes and comma; base64url-encoded; then `.` and the 22 characters of the nonce.
+ */
+const MAX_CLAIM_BYTES = 6 * (MAX_CLIENT_NAME + MAX_CLIENT_VERSION) + 7;
+const MAX_ID_LENGTH = PREFIX.length + Math.ceil((MAX_CLAIM_BYTES * 4) / 3) + 1 + 22;
 
 export function clientSessionId(info: ClientInfo): string | undefined {
   if (info.name === undefined) return undefined;
@@ -38,8 +44,9 @@ export function clientInfoFromSessionId(header: unknown): ClientInfo | undefined
     return undefined;
   }
   if (!Array.isArray(decoded) || typeof decoded[0] !== 'string') return undefined;
-  const version = typeof decoded[1] === 'string' ? decoded[1].slice(0, 64) : undefined;
-  return { name: decoded[0].slice(0, 128), version };
+  const version =
+    typeof decoded[1] === 'string' ? cutToCodePoints(decoded[1], MAX_CLIENT_VERSION) : undefined;
+  return { name: cutToCodePoints(decoded[0], MAX_CLIENT_NAME), version };
 }
 
 /** What the audit records of a request's client. */
@@ -60,6 +67,6 @@ export function declaredClient(message: unknown, headers: IncomingHttpHeaders): 
   return {
     clientName: client?.name,
     clientVersion: client?.version,
-    userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 128) : undefined,
+    userAgent: typeof userAgent === 'string' ? cutToCodePoints(userAgent, 128) : undefined,
   };
 }

@@ -1,4 +1,5 @@
 import { CLIENT_INFO_META_KEY } from '@modelcontextprotocol/server';
+import { cutToCodePoints } from '../core/code-points.ts';
 
 /**
  * What every transport (HTTP, stdio) does with an incoming JSON-RPC message before the SDK sees it:
@@ -61,6 +62,10 @@ export function traceContextOf(
   return context;
 }
 
+/** Code points of a client's declared name and version that are kept (what the audit log keeps). */
+export const MAX_CLIENT_NAME = 128;
+export const MAX_CLIENT_VERSION = 64;
+
 export interface ClientInfo {
   name: string | undefined;
   version: string | undefined;
@@ -73,8 +78,9 @@ export interface ClientInfo {
 export function clientInfoOf(message: unknown): ClientInfo {
   const params = asObject(asObject(message)?.params);
   const info = asObject(params?.clientInfo) ?? asObject(asObject(params?._meta)?.[CLIENT_INFO_META_KEY]);
-  const text = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : undefined);
-  return { name: text(info?.name, 128), version: text(info?.version, 64) };
+  const text = (value: unknown, max: number) =>
+    typeof value === 'string' ? cutToCodePoints(value, max) : undefined;
+  return { name: text(info?.name, MAX_CLIENT_NAME), version: text(info?.version, MAX_CLIENT_VERSION) };
 }
 
 /** Whether a message is an initialize-era client's `initialize` request. */

@@ -187,6 +187,11 @@ export const METRIC_DEFINITIONS = {
     labelNames: ['reason'],
     zero: { reason: REFUSAL_REASONS },
   },
+  lateReplies: {
+    kind: 'counter',
+    name: 'mcp_gateway_late_replies_total',
+    help: 'Answers dropped because their request was already answered (a refusal sent before the body arrived, then the body reader failing), each logged at debug.',
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 type LabelOf<D> = D extends { labelNames: readonly (infer L extends string)[] } ? L : string;

@@ -140,6 +140,8 @@ export interface GatewayMetrics {
   watchWorkbookPool(load: () => WorkbookPoolGauge): void;
   workbookRejected(reason: WorkbookRejectReason): void;
   refused(reason: RefusalReason): void;
+  /** One answer dropped because its request was already answered (src/http/late-reply.ts). */
+  lateReply(): void;
   /** The exposition text for `GET /metrics`. */
   render(): Promise<string>;
   /**
@@ -200,6 +202,35 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   return recorder(options, registry, operationDuration, sources, registerMetrics(registry, sources));
 }
 
+/**
+ * The operation histogram's observe: labels bounded, then recorded through the series bound once
+ * per label set (series.ts); with exemplars on, through prom-client's observe, which carries them.
+ */
+function operationObserver(
+  options: MetricsOptions,
+  operationDuration: ReturnType<typeof operationHistogram>,
+  tool: (name: string | undefined) => string | undefined,
+): GatewayMetrics['observeOperation'] {
+  const operationSeries = seriesCache(operationDuration, OPERATION_LABELS);
+  return (observation) => {
+    const method = boundedMethod(observation.method) ?? OTHER;
+    const toolName = tool(observation.tool);
+    const target = boundedTarget(observation.target);
+    const errorType = boundedErrorType(observation.errorType);
+    const protocolVersion = boundedProtocolVersion(observation.protocolVersion);
+    if (options.exemplars !== true) {
+      operationSeries(method, toolName, target, errorType, protocolVersion)(observation.durationSeconds);
+      return;
+    }
+    const labels: Record<string, string> = { mcp_method_name: method };
+    if (toolName !== undefined) labels.gen_ai_tool_name = toolName;
+    if (target !== undefined) labels.dagu_read_target = target;
+    if (errorType !== undefined) labels.error_type = errorType;
+    if (protocolVersion !== undefined) labels.mcp_protocol_version = protocolVersion;
+    observeWithTrace(operationDuration, labels, observation);
+  };
+}
+
 /** What a histogram, counter or gauge records is bounded by the mappings above before it is recorded. */
 function recorder(
   options: MetricsOptions,
@@ -208,7 +239,6 @@ function recorder(
   sources: ScrapeSources,
   metrics: RegisteredMetrics,
 ): GatewayMetrics {
-  const tool = oneOf(options.toolNames ?? ['dagu_read']);
   const route = templateGuard(options.maxUpstreamRoutes ?? 64);
   const {
     upstreamDuration,
@@ -227,9 +257,9 @@ function recorder(
     servedMessages,
     workbookRejected,
     refusals,
+    lateReplies,
   } = metrics;
-  // Each label set's series bound once (series.ts): the two histograms every call observes.
-  const operationSeries = seriesCache(operationDuration, OPERATION_LABELS);
+  // Each label set's series bound once (series.ts): the upstream histogram every call observes.
   const upstreamSeries = seriesCache(upstreamDuration, ['route', 'status']);
   const useRateLimitStore = storeSwitch(rateLimitStore);
   useRateLimitStore('local');
@@ -237,23 +267,11 @@ function recorder(
   return {
     registry,
     contentType: Registry.PROMETHEUS_CONTENT_TYPE,
-    observeOperation(observation) {
-      const method = boundedMethod(observation.method) ?? OTHER;
-      const toolName = tool(observation.tool);
-      const target = boundedTarget(observation.target);
-      const errorType = boundedErrorType(observation.errorType);
-      const protocolVersion = boundedProtocolVersion(observation.protocolVersion);
-      if (options.exemplars !== true) {
-        operationSeries(method, toolName, target, errorType, protocolVersion)(observation.durationSeconds);
-        return;
-      }
-      const labels: Record<string, string> = { mcp_method_name: method };
-      if (toolName !== undefined) labels.gen_ai_tool_name = toolName;
-      if (target !== undefined) labels.dagu_read_target = target;
-      if (errorType !== undefined) labels.error_type = errorType;
-      if (protocolVersion !== undefined) labels.mcp_protocol_version = protocolVersion;
-      observeWithTrace(operationDuration, labels, observation);
-    },
+    observeOperation: operationObserver(
+      options,
+      operationDuration,
+      oneOf(options.toolNames ?? ['dagu_read']),
+    ),
     observeUpstream(routeTemplate, status, durationSeconds) {
       upstreamSeries(route(routeTemplate), boundedStatus(status))(durationSeconds);
     },
@@ -277,6 +295,7 @@ function recorder(
     },
     workbookRejected: (reason) => workbookRejected.inc({ reason }),
     refused: (reason) => refusals.inc({ reason }),
+    lateReply: () => lateReplies.inc(),
     render: async () => (await exposition(registry, options.exemplars === true, undefined)).body,
     exposition: (accept) => exposition(registry, options.exemplars === true, accept),
   };

@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { UNRESTRICTED_ACCESS } from '../core/access.ts';
+import { cutToCodePoints } from '../core/code-points.ts';
 import { type ClientInfo, clientInfoOf, liftArguments, traceContextOf } from '../mcp/request-message.ts';
 import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
 
@@ -27,7 +28,8 @@ export interface StdioOptions {
 type JsonObject = Record<string, unknown>;
 const asObject = (value: unknown): JsonObject | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
-const text = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : undefined);
+const text = (value: unknown, max: number) =>
+  typeof value === 'string' ? cutToCodePoints(value, max) : undefined;
 
 /**
  * Serves MCP on stdin/stdout for a local host: the same server, read service and audit as HTTP, both

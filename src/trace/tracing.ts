@@ -38,7 +38,7 @@ import { GATEWAY_VERSION } from '../version.ts';
  * one child span per Dagu request (kind CLIENT), whose `traceparent` goes to Dagu. The provider is this
  * gateway's own, not the process-wide global: nothing else in the process is instrumented, and tests
  * run gateways with and without tracing side by side. What is never recorded: credentials, tool
- * arguments, query values, log or file contents, error messages (they may quote names): see README.
+ * arguments, query values, log or file contents, error messages (they may quote names): see docs/tracing.md.
  */
 export interface GatewayTracing {
   /** Spans every MCP operation (the observer's `tracer`). */

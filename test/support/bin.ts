@@ -45,7 +45,7 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
 
 export interface BinProcess {
   child: ChildProcess;
-  /** `http://127.0.0.1:PORT`, from the gateway's "listening" log line. */
+  /** `http://127.0.0.1:PORT` (`https://` with TLS), from the gateway's "listening" log line. */
   address: string;
   mcpUrl: string;
   /** Everything written so far to stdout and stderr. */
@@ -107,7 +107,7 @@ export async function startBin(options: {
       await stop();
       throw new Error(`the gateway did not start (exit ${child.exitCode}):\n${stdout}${stderr}`);
     }
-    address = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(stdout)?.[1];
+    address = /"address":"(https?:\/\/127\.0\.0\.1:\d+)"/.exec(stdout)?.[1];
     if (address === undefined) await sleep(25);
   }
   return { child, address, mcpUrl: `${address}/mcp`, stdout: () => stdout, stderr: () => stderr, stop };

@@ -5,6 +5,7 @@
  * discovery flow (401 → protected-resource metadata → authorization-server metadata → dynamic
  * registration → authorization code with PKCE and `resource` → token).
  */
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import {
   Client,
@@ -28,20 +29,30 @@ export interface UserCredentials {
 /** What the authorization server sent back to the client's redirect URI. */
 export type CallbackParams = URLSearchParams;
 
+/** A page the user agent met on its way, and the form it posts next. */
+export interface AgentPage {
+  url: URL;
+  status: number;
+  text: string;
+}
+export interface AgentPost {
+  url: URL;
+  form: URLSearchParams;
+}
+
 /**
- * Plays the user's browser: follows the authorization URL through the provider's login and consent
- * pages (fetch with manual redirects, cookies carried by hand) until the provider redirects to a URL
- * outside its origin, the client's redirect URI, and returns that redirect's query (code, state, iss).
- * The redirect URI need not listen: it is read from the Location header, never requested.
+ * Plays the user's browser: follows the authorization URL (fetch with manual redirects, cookies
+ * carried by hand), lets `answer` fill each page the provider shows (login, consent), until the
+ * provider redirects to a URL outside its origin, the client's redirect URI, and returns that
+ * redirect's query (code, state, iss, or error). The redirect URI need not listen: it is read from
+ * the Location header, never requested.
  */
-export async function authorizeHeadless(
+export async function walkToRedirect(
   authorizationUrl: URL | string,
-  user: UserCredentials,
+  answer: (page: AgentPage) => AgentPost,
 ): Promise<CallbackParams> {
   const start = new URL(authorizationUrl);
-  const origin = start.origin;
   const jar = new Map<string, string>();
-  const cookieHeader = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
   const remember = (response: Response) => {
     for (const line of response.headers.getSetCookie()) {
       const [pair = ''] = line.split(';');
@@ -49,40 +60,57 @@ export async function authorizeHeadless(
       const name = pair.slice(0, at).trim();
       const value = pair.slice(at + 1).trim();
       // An expired or emptied cookie is the server deleting it.
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) jar.delete(name);
+      if (value === '' || /expires=Thu, 01 Jan 1970|max-age=0\b/i.test(line)) jar.delete(name);
       else jar.set(name, value);
     }
   };
-  const request = async (url: URL, init: RequestInit = {}): Promise<Response> => {
-    const response = await fetch(url, {
-      ...init,
-      redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), cookie: cookieHeader() },
-    });
-    remember(response);
-    return response;
-  };
-
   let next: URL = start;
   let init: RequestInit = {};
   for (let step = 0; step < 20; step += 1) {
-    const response = await request(next, init);
+    const response = await fetch(next, {
+      ...init,
+      redirect: 'manual',
+      headers: {
+        ...(init.headers as Record<string, string>),
+        cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '),
+      },
+    });
+    remember(response);
     init = {};
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
       const location = new URL(response.headers.get('location') ?? '', next);
-      if (location.origin !== origin) return location.searchParams;
+      if (location.origin !== start.origin) return location.searchParams;
       next = location;
       continue;
     }
-    const text = await response.text();
-    const interaction = /^\/interaction\/([^/]+)$/.exec(next.pathname);
-    if (response.status !== 200 || interaction === null) {
-      throw new Error(
-        `authorization stopped at ${next.pathname}: HTTP ${response.status} ${text.slice(0, 300)}`,
-      );
+    const post = answer({ url: next, status: response.status, text: await response.text() });
+    next = post.url;
+    init = {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: post.form.toString(),
+    };
+  }
+  throw new Error('authorization did not reach the redirect URI within 20 steps');
+}
+
+/**
+ * The user agent at test/support/oidc-provider.ts: its interaction routes describe the prompt as JSON;
+ * the login posts `login` and `password`, the consent the scopes approved (default: all requested).
+ */
+export function authorizeHeadless(
+  authorizationUrl: URL | string,
+  user: UserCredentials,
+): Promise<CallbackParams> {
+  return walkToRedirect(authorizationUrl, ({ url, status, text }) => {
+    const interaction = /^\/interaction\/([^/]+)$/.exec(url.pathname);
+    if (status !== 200 || interaction === null) {
+      throw new Error(`authorization stopped at ${url.pathname}: HTTP ${status} ${text.slice(0, 300)}`);
     }
-    const { prompt } = JSON.parse(text) as { prompt: string };
+    // The sign-in page answers a non-HTML request with JSON naming where to post the form.
+    const { prompt, post } = JSON.parse(text) as { prompt: string; post?: { url?: string } };
+    if (post?.url === undefined) throw new Error(`the sign-in page named no endpoint to post to: ${text}`);
     const form = new URLSearchParams();
     if (prompt === 'login') {
       form.set('login', user.login);
@@ -92,14 +120,8 @@ export async function authorizeHeadless(
     } else {
       throw new Error(`unexpected interaction prompt ${prompt}`);
     }
-    next = new URL(`${next.pathname}/${prompt === 'login' ? 'login' : 'confirm'}`, origin);
-    init = {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: form.toString(),
-    };
-  }
-  throw new Error('authorization did not reach the redirect URI within 20 steps');
+    return { url: new URL(post.url), form };
+  });
 }
 
 export interface HeadlessProviderOptions {
@@ -110,6 +132,8 @@ export interface HeadlessProviderOptions {
   scope?: string;
   /** Where the authorization server sends the code; nothing listens there. */
   redirectUrl?: string;
+  /** The user agent that answers the provider's pages; default authorizeHeadless (oidc-provider's). */
+  userAgent?: (authorizationUrl: URL, user: UserCredentials) => Promise<CallbackParams>;
 }
 
 /**
@@ -128,9 +152,13 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
   private discovery: OAuthDiscoveryState | undefined;
   private pending: Promise<CallbackParams> | undefined;
   private readonly user: UserCredentials;
+  private readonly userAgent: NonNullable<HeadlessProviderOptions['userAgent']>;
+  /** Every authorization URL the SDK sent the user to, oldest first. */
+  readonly authorizationUrls: URL[] = [];
 
   constructor(options: HeadlessProviderOptions) {
     this.user = options.user;
+    this.userAgent = options.userAgent ?? authorizeHeadless;
     // A loopback redirect URI of a native application (RFC 8252); the port is never opened.
     this.redirectUrl = options.redirectUrl ?? 'http://127.0.0.1:9/oauth/callback';
     this.clientMetadata = {
@@ -161,7 +189,8 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
   }
   redirectToAuthorization(authorizationUrl: URL): void {
     this.authorizations += 1;
-    this.pending = authorizeHeadless(authorizationUrl, this.user);
+    this.authorizationUrls.push(authorizationUrl);
+    this.pending = this.userAgent(authorizationUrl, this.user);
     // Awaited by callbackParams(); kept from being reported as unhandled in between.
     this.pending.catch(() => {});
   }
@@ -201,6 +230,16 @@ export interface OAuthConnection {
 }
 
 const CLIENT_INFO = { name: 'gateway-oauth-tests', version: '1.0.0' };
+
+/** The names in a `dags` read; fails on a tool error. */
+export async function readDags(client: Client): Promise<string[]> {
+  const result = (await client.callTool({ name: 'dagu_read', arguments: { target: 'dags' } })) as {
+    isError?: boolean;
+    structuredContent?: { data?: { items?: Array<{ name: string }> } };
+  };
+  assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
+  return (result.structuredContent?.data?.items ?? []).map((item) => item.name);
+}
 
 /**
  * Connects the v2 SDK client as an MCP host does: the first connect is refused (401), the SDK

@@ -277,12 +277,23 @@ export async function startAuthorizationServer(
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         return void res.end(interactionPage(details.uid, details.prompt.name, details.params));
       }
+      // A client that asked for something other than HTML learns where the form would have posted.
+      const login = details.prompt.name === 'login';
       return sendJson(res, 200, {
         uid: details.uid,
         prompt: details.prompt.name,
         details: details.prompt.details,
         client_id: details.params.client_id,
         scope: details.params.scope,
+        post: {
+          url: new URL(
+            `/interaction/${encodeURIComponent(details.uid)}/${login ? 'login' : 'confirm'}`,
+            issuer,
+          ).href,
+          content_type: 'application/x-www-form-urlencoded',
+          fields: login ? ['login', 'password'] : ['scope (optional: the scopes granted, space-separated)'],
+        },
+        html: 'ask with Accept: text/html for the form',
       });
     }
     if (req.method === 'POST' && action === 'login' && details.prompt.name === 'login') {

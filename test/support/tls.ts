@@ -223,6 +223,8 @@ export function logLines(): LogLines {
 
 export interface RunningTlsGateway extends GatewayApp {
   port: number;
+  /** The audit log file (a fresh temp file). */
+  auditPath: string;
   /** `https://localhost:<port>`. */
   baseUrl: string;
   mcpUrl: string;
@@ -231,12 +233,20 @@ export interface RunningTlsGateway extends GatewayApp {
   httpVersions: string[];
 }
 
-/** Starts the real gateway with TLS on 127.0.0.1 (free port); its log lines are kept for the test. */
-export async function startTlsGateway(env: Record<string, string>): Promise<RunningTlsGateway> {
+/**
+ * Starts the real gateway with TLS on 127.0.0.1 (free port); its log lines (from `logLevel`, default
+ * info) are kept for the test.
+ */
+export async function startTlsGateway(
+  env: Record<string, string>,
+  options: { logLevel?: string } = {},
+): Promise<RunningTlsGateway> {
   const auditLog = join(mkdtempSync(join(tmpdir(), 'gateway-audit-')), 'audit.log');
   const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', AUDIT_LOG: auditLog, ...env });
   const log = logLines();
-  const gateway = await buildApp(config, { logger: { level: 'info', stream: log.stream } });
+  const gateway = await buildApp(config, {
+    logger: { level: options.logLevel ?? 'info', stream: log.stream },
+  });
   const httpVersions: string[] = [];
   gateway.app.addHook('onRequest', async (request) => {
     httpVersions.push(request.raw.httpVersion);
@@ -244,5 +254,13 @@ export async function startTlsGateway(env: Record<string, string>): Promise<Runn
   await gateway.app.listen({ host: config.host, port: 0 });
   const { port } = gateway.app.server.address() as AddressInfo;
   const baseUrl = `https://localhost:${port}`;
-  return { ...gateway, port, baseUrl, mcpUrl: `${baseUrl}${config.mcpPath}`, log, httpVersions };
+  return {
+    ...gateway,
+    port,
+    auditPath: auditLog,
+    baseUrl,
+    mcpUrl: `${baseUrl}${config.mcpPath}`,
+    log,
+    httpVersions,
+  };
 }

@@ -2,7 +2,7 @@
  * A Dagu 2.x world of several workspaces, for the workspace-narrowing tests: DAGs labelled
  * `workspace=finance`, `ops` and `data`, an unlabelled one (`default`), one whose label is ambiguous
  * (no narrowed caller may see it), a parent in `ops` that calls a child in `finance`, a foreach DAG,
- * and wiki pages in each workspace. Every DAG name, run id, log line and page carries a token, with
+ * and wiki pages in each workspace but `data` (which completion must offer all the same). Every DAG name, run id, log line and page carries a token, with
  * the workspaces whose readers may legitimately see it, so that a test can look for leaks in any text.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -62,7 +62,6 @@ export interface WorldPage {
 export const PAGES: readonly WorldPage[] = [
   { workspace: 'finance', path: 'ledger-notes', marker: 'mark-wiki-finance' },
   { workspace: 'ops', path: 'runbooks/restart-notes', marker: 'mark-wiki-ops' },
-  { workspace: 'data', path: 'schema-notes', marker: 'mark-wiki-data' },
   { workspace: 'default', path: 'intro-notes', marker: 'mark-wiki-default' },
 ];
 

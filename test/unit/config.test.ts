@@ -78,6 +78,26 @@ test('at most one JWT verification mode', () => {
   );
 });
 
+test('AUTH_JWT_ISSUER alone must be one http(s) URL: its discovery document gives the JWKS URL', () => {
+  assert.equal(
+    loadConfig({ AUTH_JWT_ISSUER: 'https://idp.example/realms/dagu' }).auth.jwtIssuer,
+    'https://idp.example/realms/dagu',
+  );
+  for (const issuer of ['dagu', 'https://a.example,https://b.example']) {
+    assert.throws(
+      () => loadConfig({ AUTH_JWT_ISSUER: issuer }),
+      new RegExp(
+        `AUTH_JWT_ISSUER: without AUTH_JWKS_URL, AUTH_JWT_PUBLIC_KEY or AUTH_JWT_SECRET it must be one http:// or https:// URL, the issuer whose discovery document names the JWKS \\(got "${issuer}"\\)`,
+      ),
+    );
+  }
+  // Beside a verification mode, any issuer names are accepted as before.
+  assert.equal(
+    loadConfig({ AUTH_JWT_SECRET: 'x'.repeat(32), AUTH_JWT_ISSUER: 'dagu' }).auth.jwtIssuer,
+    'dagu',
+  );
+});
+
 test('loopback detection', () => {
   for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'])
     assert.equal(isLoopbackHost(host), true, host);

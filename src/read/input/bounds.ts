@@ -6,6 +6,7 @@
  * 255, wiki page paths 252), so a read never meets them; they keep megabyte values out of parsing,
  * logs and upstream requests (Dagu answers a 1 MB query with HTTP 431).
  */
+import { hasLoneSurrogate } from '../../core/code-points.ts';
 import type { ReadInputField } from '../../core/contract.ts';
 
 /** Every input field but `limit` (an integer) is a string. */
@@ -32,14 +33,11 @@ export const FIELD_MAX_LENGTH: Readonly<Record<StringField, number>> = Object.fr
   uri: 32 * KIB,
 });
 
-/** A lone surrogate: in Unicode mode a well-formed pair is one code point and never matches. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
 /** What is wrong with a string field's value as sent (completing "The {field} field …"), or undefined. */
 function boundProblem(field: StringField, value: string): string | undefined {
   const max = FIELD_MAX_LENGTH[field];
   if (value.length > max) return `is ${value.length} characters long; at most ${max} are accepted`;
-  if (LONE_SURROGATE.test(value)) return 'is not well-formed Unicode (it contains a lone surrogate)';
+  if (hasLoneSurrogate(value)) return 'is not well-formed Unicode (it contains a lone surrogate)';
   return undefined;
 }
 

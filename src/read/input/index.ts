@@ -25,7 +25,7 @@ export {
   queryValues,
   validateQuery,
 } from './query.ts';
-export { resolveReadInput, TARGETS_WITH_TARGET_MODE_URI } from './resolve.ts';
+export { resolveReadInput, suppliedTarget, TARGETS_WITH_TARGET_MODE_URI } from './resolve.ts';
 export { READ_INPUT_SCHEMA } from './schema.ts';
 export {
   describeResourceUri,

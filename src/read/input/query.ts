@@ -1,4 +1,5 @@
 import type { ReadTarget } from '../../core/contract.ts';
+import { shownValue } from '../../core/shown-value.ts';
 import { type ReadError, readError } from '../errors.ts';
 import type { QueryTargetSpec, ValueRule } from '../query-params.ts';
 import { TARGET_DEFINITIONS } from '../targets/index.ts';
@@ -140,13 +141,6 @@ export function queryError(target: ReadTarget, source: QuerySource, message: str
     : readError.invalidInput(message, { target, field: 'query' });
 }
 
-const MAX_SHOWN = 64;
-
-/** A user-supplied name as it appears in messages: quoted, and cut short when long. */
-export function shown(value: string): string {
-  return JSON.stringify(value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value);
-}
-
 // RFC 3986 `query = *( pchar / "/" / "?" )`: unreserved, sub-delims, `:`, `@`, `/`, `?` and `%`
 // (whose escapes parseUrlQuery checks). Everything else must arrive percent-encoded.
 const QUERY_CHARACTER = /[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]/;
@@ -192,7 +186,7 @@ export function validateQuery(target: QueryTarget, raw: string, source: QuerySou
     const param = compiled.params.get(key);
     if (param === undefined) {
       throw fail(
-        `The query parameter ${shown(key)} is not supported for target ${target}. Supported: ${compiled.supported}.`,
+        `The query parameter ${shownValue(key)} is not supported for target ${target}. Supported: ${compiled.supported}.`,
       );
     }
     if (seen.has(key) && !param.repeatable) throw fail(`The query parameter ${key} must not be repeated.`);

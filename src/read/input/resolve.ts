@@ -7,12 +7,13 @@ import {
   TARGET_FIELDS,
   type TargetField,
 } from '../../core/contract.ts';
+import { shownValue } from '../../core/shown-value.ts';
 import { ReadError, readError } from '../errors.ts';
 import { definitionOf } from '../targets/index.ts';
 import type { ReadFields, ReadQuery, ResolvedRead } from '../types.ts';
 import { boundProblems, type StringField } from './bounds.ts';
 import { FIELD_RULES, FIELD_SPECS, isReadInputField, TARGET_MODE_FIELDS, TARGET_SPECS } from './fields.ts';
-import { appendQueryParam, isQueryTarget, queryValues, shown, validateQuery } from './query.ts';
+import { appendQueryParam, isQueryTarget, queryValues, validateQuery } from './query.ts';
 import { parseResourceUri } from './uri.ts';
 import { dotSegmentField, segmentNoun, VALUE_RULES_BY_TARGET } from './value-rules.ts';
 
@@ -99,8 +100,8 @@ function readGiven(raw: unknown): Given {
   if (unknown.length > 0) {
     const message =
       unknown.length === 1
-        ? `Unknown field ${shown(unknown[0] ?? '')}.`
-        : `Unknown fields ${unknown.map(shown).join(', ')}.`;
+        ? `Unknown field ${shownValue(unknown[0] ?? '')}.`
+        : `Unknown fields ${unknown.map(shownValue).join(', ')}.`;
     throw readError.invalidInput(message, { ...faultyFields(unknown), ...suppliedContext(raw) });
   }
   const overBound = boundProblems(raw, keys);
@@ -230,6 +231,17 @@ function resolveTargetName(supplied: string): ReadTarget | undefined {
   return Object.hasOwn(DEPRECATED_TARGET_ALIASES, supplied) ? DEPRECATED_TARGET_ALIASES[supplied] : undefined;
 }
 
+/**
+ * The target raw `dagu_read` arguments name as the read will take it: trimmed like every field, a
+ * deprecated alias resolved; undefined when they name no supported target. A check made before the
+ * read (the workbook scope's step-up) uses it, so both see one target for one request.
+ */
+export function suppliedTarget(raw: unknown): ReadTarget | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const target = (raw as Record<string, unknown>).target;
+  return typeof target === 'string' ? resolveTargetName(target.trim()) : undefined;
+}
+
 /** Targets whose target-mode result carries a `uri` (exported for the consistency tests). */
 export const TARGETS_WITH_TARGET_MODE_URI: readonly ReadTarget[] = READ_TARGETS.filter(
   (target) => TARGET_SPECS[target].uriInTargetMode,
@@ -312,7 +324,7 @@ function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
   if (target === undefined) {
     throw new ReadError({
       code: 'unsupported_read_target',
-      message: `Unsupported read target ${shown(supplied)}; supported targets: ${TARGET_NAMES}.`,
+      message: `Unsupported read target ${shownValue(supplied)}; supported targets: ${TARGET_NAMES}.`,
       target: supplied,
       field: 'target',
     });
@@ -324,7 +336,7 @@ function resolveTargetMode(given: Given, supplied: string): ResolvedRead {
   const dotted = dotSegmentField(target, fields);
   if (dotted !== undefined) {
     const value = fields[dotted] as string;
-    throw readError.notFound(`The ${segmentNoun(target, dotted)} ${shown(value)} does not exist.`, {
+    throw readError.notFound(`The ${segmentNoun(target, dotted)} ${shownValue(value)} does not exist.`, {
       target,
       field: dotted,
     });

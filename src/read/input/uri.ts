@@ -1,4 +1,5 @@
 import { ALL_WORKSPACES, type ReadTarget } from '../../core/contract.ts';
+import { shownValue } from '../../core/shown-value.ts';
 import type { TargetDefinition } from '../definition.ts';
 import { ReadError, readError } from '../errors.ts';
 import { TARGET_DEFINITIONS } from '../targets/index.ts';
@@ -14,7 +15,7 @@ import {
 } from '../uri-shapes.ts';
 import { wikiPagePathProblem } from './page-path.ts';
 import { percentDecode } from './percent.ts';
-import { isQueryTarget, type QueryTarget, shown, validateQuery } from './query.ts';
+import { isQueryTarget, type QueryTarget, validateQuery } from './query.ts';
 
 /**
  * Parsing `dagu://` URIs against the shape table (src/read/uri-shapes.ts). URIs are parsed by hand:
@@ -146,7 +147,7 @@ function splitUri(input: string): SplitUri {
   if (family === undefined) {
     throw new ReadError({
       code: 'unsupported_resource',
-      message: `The resource family ${shown(host)} is not supported; use one of ${RESOURCE_FAMILIES.join(', ')}.`,
+      message: `The resource family ${shownValue(host)} is not supported; use one of ${RESOURCE_FAMILIES.join(', ')}.`,
       field: 'uri',
       uri: input,
     });

@@ -39,6 +39,7 @@ import {
   connectWithOAuth,
   HeadlessOAuthProvider,
   type OAuthConnection,
+  readDags,
 } from '../../support/oauth-clients.ts';
 import {
   type AuthorizationServer,
@@ -173,16 +174,6 @@ async function connectOAuth(clientName?: string): Promise<OAuthConnection> {
   const connection = await connectWithOAuth(gateway.mcpUrl, provider);
   open.push(connection);
   return connection;
-}
-
-/** The names in a `dags` read; fails on a tool error. */
-async function readDags(client: Client): Promise<string[]> {
-  const result = (await client.callTool({ name: 'dagu_read', arguments: { target: 'dags' } })) as {
-    isError?: boolean;
-    structuredContent?: { data?: { items?: Array<{ name: string }> } };
-  };
-  assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
-  return (result.structuredContent?.data?.items ?? []).map((item) => item.name);
 }
 
 /** Resolves at `epochMs` (a deadline the test computed from a token's `exp` or a fetch time). */

@@ -2,6 +2,7 @@
 // would reject still get the contract's error object, and malformed requests get JSON-RPC errors.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { startCapturedGateway } from '../../support/auth-fixtures.ts';
 import { type RunningGateway, startGateway } from '../../support/gateway.ts';
 
 let gateway: RunningGateway;
@@ -153,5 +154,30 @@ test('a resources/read without a string uri is an invalid resource URI, not an i
     assert.equal(reply.status, 200);
     assert.equal(reply.json.error.code, -32602, JSON.stringify(params));
     assert.equal(reply.json.error.data.code, 'invalid_resource_uri');
+  }
+});
+
+test('GET and DELETE on /mcp answer 405 and write their request lines only at LOG_LEVEL=debug, like POST', async () => {
+  const requestLines = (text: string) =>
+    text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { msg?: string })
+      .filter((line) => line.msg === 'incoming request' || line.msg === 'request completed');
+  for (const level of ['info', 'debug'] as const) {
+    const captured = await startCapturedGateway({ DAGU_URL: 'http://127.0.0.1:9' }, { logLevel: level });
+    try {
+      for (const method of ['GET', 'DELETE']) {
+        const response = await fetch(captured.mcpUrl, { method, headers: LEGACY });
+        assert.equal(response.status, 405, method);
+        await response.arrayBuffer();
+      }
+      const lines = requestLines(captured.logText()).map((line) => line.msg);
+      // At debug (and trace) the two request lines of each are written, as for POST.
+      if (level === 'info') assert.deepEqual(lines, []);
+      else assert.equal(lines.length, 4, lines.join(', '));
+    } finally {
+      await captured.close();
+    }
   }
 });

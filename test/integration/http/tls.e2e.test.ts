@@ -3,15 +3,19 @@
 // HTTP/2, plain HTTP refused on the TLS port, and a renewed certificate (renamed over the served
 // files) shown to new connections without a restart while an invalid one is refused and logged.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as http2Connect } from 'node:http2';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
+import { ROOT } from '../../support/bin.ts';
 import { getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { CONNECTORS } from '../../support/gateway.ts';
+import { http2Post } from '../../support/h2.ts';
+import { runToEnd } from '../../support/run.ts';
 import {
   createTestCa,
   type IssuedCertificate,
@@ -57,30 +61,6 @@ after(async () => {
   if (served) rmSync(served, { recursive: true, force: true });
 });
 
-/** The JSON body and status of a POST over a node:http2 session. */
-function http2Post(
-  session: ReturnType<typeof http2Connect>,
-  path: string,
-  headers: Record<string, string>,
-  body: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ':method': 'POST', ':path': path, ...headers });
-    let status = 0;
-    let text = '';
-    stream.on('response', (answer) => {
-      status = Number(answer[':status']);
-    });
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => {
-      text += chunk;
-    });
-    stream.on('end', () => resolve({ status, body: JSON.parse(text) as Record<string, unknown> }));
-    stream.on('error', reject);
-    stream.end(JSON.stringify(body));
-  });
-}
-
 describe('HTTPS with the test CA', () => {
   test('the gateway logs the certificate it serves and listens on https', () => {
     const loaded = gateway.log.lines.find((line) => line.msg === 'TLS certificate loaded');
@@ -125,8 +105,39 @@ describe('HTTPS with the test CA', () => {
     );
   });
 
-  test('plain HTTP to the TLS port gets no answer', async () => {
-    await assert.rejects(fetch(`http://127.0.0.1:${gateway.port}/healthz`));
+  test('plain HTTP to the TLS port: accepted, closed within 1 s without an HTTP answer, and https is still served', async () => {
+    const outcome = await new Promise<{ connected: boolean; received: string; ms: number }>((resolve) => {
+      const started = performance.now();
+      let connected = false;
+      let received = '';
+      const socket = netConnect(gateway.port, '127.0.0.1', () => {
+        connected = true;
+        socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      });
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        received += chunk;
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve({ connected, received, ms: performance.now() - started }));
+    });
+    assert.ok(outcome.connected, 'the TLS port accepted the connection');
+    assert.doesNotMatch(outcome.received, /HTTP\//, 'no HTTP answer in plain text');
+    // The TLS layer refuses the bytes at once; the handshake bound (HEADERS_TIMEOUT_MS, 10 s) is far.
+    assert.ok(outcome.ms < 1000, `closed after ${outcome.ms} ms`);
+    await assert.rejects(
+      fetch(`http://127.0.0.1:${gateway.port}/healthz`),
+      (error: Error & { cause?: { code?: string } }) => {
+        assert.equal(error.cause?.code, 'UND_ERR_SOCKET', 'the server closed the socket');
+        return true;
+      },
+    );
+    const https = trustingFetch(ca.caPem);
+    try {
+      assert.equal((await https.fetch(`${gateway.baseUrl}/healthz`)).status, 200);
+    } finally {
+      await https.close();
+    }
   });
 
   test('a node:http2 client negotiates h2 by ALPN and calls dagu_read', async () => {
@@ -231,4 +242,43 @@ describe('start-up with TLS files that cannot serve', () => {
     const config = loadConfig({ ...base(), TLS_CERT_FILE: first.certFile, TLS_KEY_FILE: second.keyFile });
     await assert.rejects(buildApp(config, { logger: false }), /^Error: TLS_KEY_FILE: /);
   });
+});
+
+test("docs/https.md's development certificate, made by its openssl line as written: served, and trusted by Node through NODE_EXTRA_CA_CERTS for both names", async () => {
+  const page = readFileSync(join(ROOT, 'docs', 'https.md'), 'utf8');
+  const line = page.split('\n').find((entry) => entry.startsWith('openssl req -x509'));
+  assert.ok(line, 'the openssl line');
+  const folder = mkdtempSync(join(tmpdir(), 'gateway-dev-cert-'));
+  try {
+    const made = await runToEnd('openssl', line.split(' ').slice(1), {
+      cwd: folder,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
+    assert.equal(made.code, 0, made.stderr);
+    const served = await startTlsGateway({
+      DAGU_URL: 'http://127.0.0.1:9',
+      TLS_CERT_FILE: join(folder, 'dev-cert.pem'),
+      TLS_KEY_FILE: join(folder, 'dev-key.pem'),
+    });
+    try {
+      // A separate Node, as a client is: NODE_EXTRA_CA_CERTS is read when Node starts.
+      const script = `for (const host of ['127.0.0.1', 'localhost']) { const answer = await fetch('https://' + host + ':${served.port}/healthz'); console.log(host, answer.status); }`;
+      const ran = await runToEnd(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: folder,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_EXTRA_CA_CERTS: 'dev-cert.pem' },
+      });
+      assert.equal(ran.code, 0, ran.stderr);
+      assert.deepEqual(ran.stdout.trim().split('\n'), ['127.0.0.1 200', 'localhost 200']);
+      // Without it the same client refuses the certificate.
+      const untrusted = await runToEnd(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: folder,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      });
+      assert.notEqual(untrusted.code, 0);
+    } finally {
+      await served.close();
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 });

@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { clientSnippets } from '../../../scripts/client-snippets.ts';
+import { clientSnippets, INSPECTOR, INSPECTOR_NPX } from '../../../scripts/client-snippets.ts';
 import { testTools } from '../../../scripts/test-tools.mjs';
 import { keysYaml, newApiKey, tempDir } from '../../support/auth-fixtures.ts';
 import { type BinProcess, baseEnv, ensureBuilt, ROOT, startBin } from '../../support/bin.ts';
@@ -77,15 +77,20 @@ after(async () => {
   await dagu?.stop();
 });
 
-/** The Inspector line of a snippet, with `npx @modelcontextprotocol/inspector` as the pinned Inspector. */
+/**
+ * The Inspector line of a snippet, run with the pinned Inspector on the pinned Node 22: what its
+ * `npx -y -p node@22 -p @modelcontextprotocol/inspector@<pin> mcp-inspector` prefix installs and runs.
+ */
 async function inspector(
   line: string,
   extra: readonly string[],
   env: Record<string, string> = {},
   cwd?: string,
 ) {
-  const [npx, name, ...args] = words(line);
-  assert.equal(`${npx} ${name}`, 'npx @modelcontextprotocol/inspector');
+  const prefix = words(INSPECTOR_NPX);
+  const all = words(line);
+  assert.deepEqual(all.slice(0, prefix.length), prefix);
+  const args = all.slice(prefix.length);
   const withoutMethod = args.slice(0, args.indexOf('--method'));
   return run(
     tools.node22,
@@ -160,6 +165,24 @@ async function inspectorSuite(line: string, env: Record<string, string> = {}, cw
 }
 
 describe('MCP Inspector CLI (pinned), started as the README says', () => {
+  test("the line's Inspector is the pinned one, and the Node it brings (the pinned Node 22) meets its engines", async () => {
+    assert.equal(INSPECTOR.version, TEST_TOOLS.dependencies['@modelcontextprotocol/inspector']);
+    const launcher = JSON.parse(
+      readFileSync(join(tools.inspector, '..', '..', '..', '..', 'package.json'), 'utf8'),
+    ) as { name: string; version: string; engines: { node: string }; bin: Record<string, string> };
+    assert.equal(
+      `${launcher.name}@${launcher.version}`,
+      `@modelcontextprotocol/inspector@${INSPECTOR.version}`,
+    );
+    assert.ok(launcher.bin[INSPECTOR.bin], `the package has a ${INSPECTOR.bin} command`);
+    const version = (await run(tools.node22, ['--version'], baseEnv())).stdout.trim();
+    assert.equal(version.split('.')[0], `v${INSPECTOR.nodeMajor}`);
+    const semver = createRequire(join(ROOT, 'package.json'))('semver') as {
+      satisfies(version: string, range: string): boolean;
+    };
+    assert.ok(semver.satisfies(version, launcher.engines.node), `${version} meets ${launcher.engines.node}`);
+  });
+
   test('over HTTP with the API key: tools, portability, resources, prompts', async () => {
     await inspectorSuite(snippet('MCP Inspector').text.split('\n')[0]!);
   });

@@ -3,10 +3,14 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { test } from 'node:test';
+import { INSPECTOR_NPX } from '../../../scripts/client-snippets.ts';
+import { testTools } from '../../../scripts/test-tools.mjs';
 import { ROOT } from '../../support/bin.ts';
 import { freePort } from '../../support/dagu.ts';
 import { withClient } from '../../support/gateway.ts';
+import { runToEnd } from '../../support/run.ts';
 
 interface RunningDemo {
   port: number;
@@ -17,11 +21,17 @@ interface RunningDemo {
   /** Resolves once `pattern` matches the output; rejects if the demo exits first. */
   printed(pattern: RegExp): Promise<void>;
   stop(): Promise<void>;
+  /** Resolves with the exit code once the demo has exited. */
+  exited: Promise<number | null>;
 }
 
 /** `npm run demo -- …args` on a free port, with the environment a newcomer's shell would give it. */
-async function startDemo(args: string[], env: Record<string, string> = {}): Promise<RunningDemo> {
-  const port = await freePort();
+async function startDemo(
+  args: string[],
+  env: Record<string, string> = {},
+  port?: number,
+): Promise<RunningDemo> {
+  port ??= await freePort();
   const child: ChildProcess = spawn('npm', ['run', 'demo', ...(args.length > 0 ? ['--', ...args] : [])], {
     cwd: ROOT,
     env: {
@@ -51,6 +61,7 @@ async function startDemo(args: string[], env: Record<string, string> = {}): Prom
     output += chunk.toString();
     settle();
   });
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
   child.once('exit', (code) => {
     for (const waiter of waiters.splice(0)) {
       waiter.reject(new Error(`the demo exited (${code}) before printing ${waiter.pattern}:\n${output}`));
@@ -58,6 +69,7 @@ async function startDemo(args: string[], env: Record<string, string> = {}): Prom
   });
   return {
     port,
+    exited,
     output: () => output,
     stdout: () => stdout,
     printed: (pattern) =>
@@ -74,11 +86,11 @@ async function startDemo(args: string[], env: Record<string, string> = {}): Prom
   };
 }
 
-test('npm run demo -- --oauth walks the authorization flow and reads through the gateway', async () => {
+test('npm run demo -- --oauth walks the authorization flow, and prints one story: entries without a header, Inspector lines with its token', async () => {
   const demo = await startDemo(['--oauth']);
   try {
-    await demo.printed(/^Give http/m);
-    const output = demo.output();
+    await demo.printed(/The gateway's log and audit lines follow\.\n/);
+    const output = demo.stdout();
     const mcpUrl = `http://127.0.0.1:${demo.port}/mcp`;
     assert.match(
       output,
@@ -90,10 +102,54 @@ test('npm run demo -- --oauth walks the authorization flow and reads through the
     assert.match(output, new RegExp(`token: aud "${mcpUrl.replaceAll('.', '\\.')}", scope "dagu\\.read"`));
     const dags = Number(/with it: (\d+) DAGs/.exec(output)?.[1]);
     assert.ok(dags > 0, output);
-    // The snippets name no header: OAuth hosts find their credential themselves.
-    assert.doesNotMatch(output, /Authorization: Bearer/);
+    const token = /^ {5}(ey[\w-]+\.[\w-]+\.[\w-]+)$/m.exec(output)?.[1];
+    assert.ok(token, 'step 4 prints the token');
+    // One story: OAuth, not "a credential (AUTH_* is set)" nor a placeholder to fill in.
+    assert.match(output, /^Access: {3}OAuth\./m);
+    assert.doesNotMatch(output, /AUTH_\* is set|<your API key or JWT>/);
+    // Hosts that sign in carry no header; the Inspector's CLI line over HTTP carries the token of step 4, its web UI line says to paste it.
+    const bearers = [...output.matchAll(/Authorization: Bearer ([^"\s]+)/g)].map((match) => match[1]);
+    assert.deepEqual(bearers, [token]);
+    assert.match(output, /Authentication: Bearer <the token of step 4>/);
+    // The walk's audit lines wait until the banner is printed.
+    const banner = output.slice(0, output.indexOf("The gateway's log and audit lines follow."));
+    assert.doesNotMatch(banner, /"event":|"level":/);
+    // The Inspector CLI line, as printed (without its npx prefix: the pinned Inspector on Node 22), reads.
+    const line = output.split('\n').find((entry) => entry.startsWith(`${INSPECTOR_NPX} --cli http`));
+    assert.ok(line, 'the Inspector CLI line over HTTP');
+    const tools = testTools() as { node22: string; inspector: string };
+    const args = [...line.slice(INSPECTOR_NPX.length).matchAll(/"([^"]*)"|(\S+)/g)].map(
+      (match) => match[1] ?? match[2]!,
+    );
+    const ran = await runToEnd(tools.node22, [tools.inspector, ...args], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
+    });
+    assert.equal(ran.code, 0, ran.stderr.slice(-1500));
+    assert.deepEqual(
+      (JSON.parse(ran.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name),
+      ['dagu_read'],
+    );
   } finally {
     await demo.stop();
+  }
+});
+
+test('a second npm run demo on a busy port says which port and which setting moves it, in one line, no stack', async () => {
+  const busy = createServer();
+  const port = await freePort();
+  await new Promise<void>((resolve) => busy.listen(port, '127.0.0.1', resolve));
+  try {
+    const demo = await startDemo(['--oauth'], {}, port);
+    assert.equal(await demo.exited, 1);
+    const lines = demo
+      .output()
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('>'));
+    assert.deepEqual(lines, [
+      `demo: port ${port} on 127.0.0.1 is already in use (another demo or gateway?); start this one on another port: PORT=${port + 1} npm run demo -- --oauth`,
+    ]);
+  } finally {
+    busy.close();
   }
 });
 
@@ -101,8 +157,14 @@ test('npm run demo: once its banner is printed, every line the gateway writes is
   // debug, so that the SDK's notice about JSON answers (a debug line) is written at all.
   const demo = await startDemo([], { LOG_LEVEL: 'debug' });
   try {
-    await demo.printed(/Ctrl-C stops the gateway and Dagu\.\n/);
-    const bannerEnd = demo.stdout().length;
+    await demo.printed(/The gateway's log and audit lines follow\.\n/);
+    // The gateway's lines written before the banner (the SDK notice among them) follow it at once.
+    const BANNER_END = "The gateway's log and audit lines follow.\n";
+    const bannerEnd = demo.stdout().indexOf(BANNER_END) + BANNER_END.length;
+    // The banner is in one piece: the anonymous-access warning, a JSON line, waits until it is out.
+    await demo.printed(/NO AUTHENTICATION/);
+    assert.doesNotMatch(demo.stdout().slice(0, bannerEnd), /"level":/);
+    assert.ok(demo.stdout().indexOf('NO AUTHENTICATION') > bannerEnd);
     // Without --oauth nothing of the authorization server is loaded (oidc-provider warns on Node 20).
     assert.doesNotMatch(demo.output(), /WARNING|oidc-provider/);
     const mcpUrl = `http://127.0.0.1:${demo.port}/mcp`;

@@ -49,7 +49,7 @@ function cloneEntry(): { command: string; args: string[] } {
 
 async function open(
   era: 'modern' | 'legacy',
-  node: { args?: string[]; env?: Record<string, string> } = {},
+  node: { args?: string[]; env?: Record<string, string>; defaultLogLevel?: boolean } = {},
 ): Promise<StdioSession> {
   const entry = cloneEntry();
   assert.equal(entry.command, 'node');
@@ -57,7 +57,7 @@ async function open(
   const params = {
     command: entry.command,
     args: [...(node.args ?? []), ...entry.args, '--dagu-api-base', dagu.apiBase],
-    env: baseEnv({ LOG_LEVEL: 'info', ...node.env }),
+    env: baseEnv({ ...(node.defaultLogLevel === true ? {} : { LOG_LEVEL: 'info' }), ...node.env }),
     cwd: folderWithoutDotEnv(),
     stderr: 'pipe' as const,
   };
@@ -163,6 +163,29 @@ for (const era of ['modern', 'legacy'] as const) {
     });
   });
 }
+
+test('--stdio without LOG_LEVEL writes no info lines to stderr, only the audit records (the host shows stderr)', async () => {
+  const session = await open('modern', { defaultLogLevel: true });
+  try {
+    const read = await session.callTool({ target: 'dags' });
+    assert.notEqual(read.isError, true, JSON.stringify(read));
+  } finally {
+    await session.close();
+  }
+  const deadline = Date.now() + 5000;
+  while (!session.stderr().includes('"event":"mcp.tool_call"') && Date.now() < deadline)
+    await new Promise((done) => setTimeout(done, 25));
+  const records = session
+    .stderr()
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { level?: number; event?: string; msg?: string });
+  assert.deepEqual(
+    records.filter((record) => record.level !== undefined && record.level < 40).map((record) => record.msg),
+    [],
+  );
+  assert.equal(records.filter((record) => record.event === 'mcp.tool_call').length, 1);
+});
 
 test('--stdio serves from the gateway core alone: Fastify and the HTTP plugins are never loaded', async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'stdio-modules-')), 'modules.txt');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { type AuditEntry, createAuditLog, formatAuditLine } from '../../../src/audit/audit-log.ts';
 import { redactArguments } from '../../../src/audit/redact.ts';
+import { clientInfoOf } from '../../../src/mcp/request-message.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
 import { tempDir } from '../../support/temp.ts';
 
@@ -102,6 +103,24 @@ describe('formatAuditLine', () => {
     const record = JSON.parse(line) as Record<string, string>;
     assert.equal(record.client_name, 'evil\n{"event":"forged"}');
     assert.equal(record.client_version?.length, 64);
+  });
+
+  it('writes a client name ending in an emoji past the cut without an unpaired surrogate', () => {
+    // The name as the MCP layer reads it from an initialize request, then as the audit writes it.
+    const name = `${'x'.repeat(127)}😀`;
+    const { name: clientName } = clientInfoOf({
+      params: { clientInfo: { name: `${name}tail`, version: '1' } },
+    });
+    const line = formatAuditLine(entry({ clientName }));
+    assert.doesNotMatch(line, /\\ud83d/);
+    assert.equal((JSON.parse(line) as Record<string, string>).client_name, name);
+  });
+
+  it('writes an unpaired surrogate the caller sent as U+FFFD, the rest of the text as it was', () => {
+    const line = formatAuditLine(entry({ clientName: 'broken\ud83d', userAgent: '\ude00ua' }));
+    const record = JSON.parse(line) as Record<string, string>;
+    assert.equal(record.client_name, 'broken\uFFFD');
+    assert.equal(record.user_agent, '\uFFFDua');
   });
 });
 

@@ -1,5 +1,8 @@
 /** The authenticator: which credential kind a bearer is, and key files reloaded without a restart. */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createAuthenticator } from '../../../src/auth/authenticate.ts';
@@ -50,6 +53,53 @@ describe('authenticator', () => {
       assert.equal(!forged.ok && forged.reason, 'invalid_token');
     } finally {
       await authenticator.close();
+    }
+  });
+
+  it("with AUTH_JWT_ISSUER alone, reads the JWKS URL from the issuer's discovery document and names the issuer as its authorization server", async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const server = createServer((request, response) => {
+      const body =
+        request.url === '/realms/dagu/.well-known/openid-configuration'
+          ? { issuer, jwks_uri: `${issuer}/certs` }
+          : request.url === '/realms/dagu/certs'
+            ? { keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'k1', use: 'sig' }] }
+            : undefined;
+      if (body === undefined) return void response.writeHead(404).end();
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}/realms/dagu`;
+    const publicUrl = 'http://127.0.0.1:8090';
+    try {
+      const authenticator = await createAuthenticator({
+        host: '127.0.0.1',
+        publicUrl,
+        auth: { ...noAuth, jwtIssuer: issuer },
+      });
+      try {
+        assert.equal(authenticator.jwtMode, 'jwks');
+        assert.deepEqual(authenticator.authorizationServers, [issuer]);
+        const claims = { sub: 'u', iss: issuer, aud: `${publicUrl}/mcp`, exp: nowSeconds() + 60 };
+        const token = signJwt(
+          { ...claims, scope: 'dagu.read' },
+          { alg: 'RS256', key: privateKey, kid: 'k1' },
+        );
+        const outcome = await authenticator.authenticate(`Bearer ${token}`);
+        assert.equal(outcome.ok && outcome.identity.id, 'u');
+        // An authorization server's tokens need the read scope (AUTH_REQUIRE_SCOPES=auto).
+        const unscoped = signJwt(claims, { alg: 'RS256', key: privateKey, kid: 'k1' });
+        const refused = await authenticator.authenticate(`Bearer ${unscoped}`);
+        assert.equal(!refused.ok && refused.reason, 'insufficient_scope');
+      } finally {
+        await authenticator.close();
+      }
+      await assert.rejects(
+        createAuthenticator({ host: '127.0.0.1', publicUrl, auth: { ...noAuth, jwtIssuer: `${issuer}/` } }),
+        new RegExp(`reports its issuer as "${issuer}"`),
+      );
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });

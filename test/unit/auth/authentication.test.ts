@@ -3,6 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { createAuthenticator } from '../../../src/auth/authenticate.ts';
+import { readsWorkbook } from '../../../src/auth/authentication.ts';
 import {
   BODY_LIMIT,
   call,
@@ -273,6 +274,57 @@ describe("an authorization server's tokens (public key): audience, scopes, step-
     const plain = await call(h.app, token({ scope: 'dagu.read' }));
     assert.equal(plain.statusCode, 200);
     assert.equal(plain.json().workbooks, false);
+  });
+
+  it('"workbook" padded with whitespace is the workbook target: the same 403 step-up, body and audit', async () => {
+    const workbookCall = (target: string) => ({
+      ...toolCall,
+      params: { name: 'dagu_read', arguments: { target, path: 'a.xlsx' } },
+    });
+    const answer = async (target: string) => {
+      const response = await call(h.app, token({ scope: 'dagu.read' }), workbookCall(target));
+      const audit = h.auditLines().at(-1);
+      return {
+        status: response.statusCode,
+        challenge: response.headers['www-authenticate'],
+        body: response.body,
+        audit: [audit?.reason, audit?.http_status],
+      };
+    };
+    const plain = await answer('workbook');
+    assert.equal(plain.status, 403);
+    for (const target of ['workbook ', ' workbook', '\tworkbook\n', '\u00a0workbook\ufeff']) {
+      assert.deepEqual(await answer(target), plain, JSON.stringify(target));
+    }
+    // Strings that name no target are the read's to refuse, for callers with the scope or without.
+    for (const target of ['Workbook', 'workbooks', 'work book', 'workbook\u200b']) {
+      const response = await call(h.app, token({ scope: 'dagu.read' }), workbookCall(target));
+      assert.equal(response.statusCode, 200, JSON.stringify(target));
+    }
+  });
+
+  it('readsWorkbook: a tools/call of dagu_read whose arguments name the workbook target, in a batch too', () => {
+    const message = (target: unknown, name = 'dagu_read', method = 'tools/call') => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: { name, arguments: { target } },
+    });
+    assert.equal(readsWorkbook(message('workbook')), true);
+    assert.equal(readsWorkbook(message(' workbook\t')), true);
+    assert.equal(readsWorkbook([message('dags'), message('workbook ')]), true);
+    for (const body of [
+      message('Workbook'),
+      message('workbooks'),
+      message(['workbook']),
+      message('workbook', 'other_tool'),
+      message('workbook', 'dagu_read', 'resources/read'),
+      [message('dags')],
+      null,
+      'workbook',
+    ]) {
+      assert.equal(readsWorkbook(body), false, JSON.stringify(body));
+    }
   });
 
   it('workspace scopes narrow the workspaces read, and alone grant reading them', async () => {

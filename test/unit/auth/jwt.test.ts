@@ -122,6 +122,32 @@ describe('JWT with issuer and audience configured', () => {
     );
     assert.equal(await reasonOf(verifier, sign({ aud: 'dagu-mcp' })), 'wrong_issuer');
   });
+  it('says once when a refused token names the configured issuer with a trailing slash more or less', async () => {
+    const log = recordingLog();
+    const verifier = await createJwtVerifier({
+      secret: SECRET,
+      issuer: 'https://idp.example/realms/dagu/',
+      log,
+    });
+    try {
+      const token = signJwt(daguClaims({ iss: 'https://idp.example/realms/dagu' }), {
+        alg: 'HS256',
+        key: SECRET,
+      });
+      assert.equal(await reasonOf(verifier, token), 'wrong_issuer');
+      assert.equal(await reasonOf(verifier, token), 'wrong_issuer');
+      const other = signJwt(daguClaims({ iss: 'https://other.example' }), { alg: 'HS256', key: SECRET });
+      assert.equal(await reasonOf(verifier, other), 'wrong_issuer');
+      const hints = log
+        .text()
+        .split('\n')
+        .filter((line) => line.includes('only by a trailing slash'));
+      assert.equal(hints.length, 1, log.text());
+      assert.match(hints[0]!, /"tokenIssuer":"https:\/\/idp\.example\/realms\/dagu"/);
+    } finally {
+      await verifier.close();
+    }
+  });
 });
 
 describe('JWT with a public key', () => {
@@ -256,6 +282,77 @@ describe('JWT with a JWKS URL', () => {
     }
   });
 
+  // Issue 28 item 6: a verification cached for up to a minute outlived the key that made it.
+  it('refuses a token whose key a refresh dropped from the set, though its verification was cached', async () => {
+    keys = [jwk(rsa.publicKey, 'rsa-1'), jwk(rsaOther.publicKey, 'rsa-2')];
+    const log = recordingLog();
+    const verifier = await createJwtVerifier({ jwksUrl: url, jwks: { cooldownMs: 0 }, log });
+    try {
+      const leaving = signJwt(daguClaims(), { alg: 'RS256', key: rsa.privateKey, kid: 'rsa-1' });
+      const staying = signJwt(daguClaims(), { alg: 'RS256', key: rsaOther.privateKey, kid: 'rsa-2' });
+      assert.equal(await reasonOf(verifier, leaving), 'ok');
+      assert.equal(await reasonOf(verifier, staying), 'ok');
+      keys = [jwk(rsaOther.publicKey, 'rsa-2')];
+      // An unknown kid makes the verifier wait for a fetch of the set: the refresh that drops rsa-1.
+      const unknown = signJwt(daguClaims(), { alg: 'RS256', key: rsa.privateKey, kid: 'rsa-3' });
+      assert.equal(await reasonOf(verifier, unknown), 'invalid_token');
+      assert.equal(await reasonOf(verifier, leaving), 'invalid_token');
+      assert.equal(await reasonOf(verifier, staying), 'ok', 'a key still published keeps its tokens');
+      assert.match(log.text(), /no longer publishes some keys.*"rsa-1"/);
+    } finally {
+      await verifier.close();
+    }
+  });
+
+  it('refuses a kid-less token once the single key that signed it is replaced', async () => {
+    keys = [jwk(rsa.publicKey, 'rsa-1')];
+    const verifier = await createJwtVerifier({ jwksUrl: url, jwks: { cooldownMs: 0 } });
+    try {
+      const kidless = signJwt(daguClaims(), { alg: 'RS256', key: rsa.privateKey });
+      assert.equal(await reasonOf(verifier, kidless), 'ok');
+      keys = [jwk(rsaOther.publicKey, 'rsa-2')];
+      const unknown = signJwt(daguClaims(), { alg: 'RS256', key: rsa.privateKey, kid: 'rsa-3' });
+      assert.equal(await reasonOf(verifier, unknown), 'invalid_token');
+      assert.equal(await reasonOf(verifier, kidless), 'invalid_token');
+    } finally {
+      await verifier.close();
+    }
+  });
+
+  it('refreshes a stale set when a cached token is used, and refuses the token after the refresh that drops its key', {
+    timeout: 10_000,
+  }, async () => {
+    keys = [jwk(rsa.publicKey, 'rsa-1')];
+    const refreshes: Array<ReadonlyArray<string | undefined>> = [];
+    let refreshed: () => void = () => {};
+    const verifier = await createJwtVerifier({
+      jwksUrl: url,
+      // Every use finds the set stale (ttlMs 0), as a use does once the refresh interval has passed.
+      jwks: {
+        ttlMs: 0,
+        cooldownMs: 0,
+        onRefresh: (kids) => {
+          refreshes.push(kids);
+          refreshed();
+        },
+      },
+    });
+    const nextRefresh = () => new Promise<void>((resolve) => (refreshed = resolve));
+    try {
+      const token = signJwt(daguClaims(), { alg: 'RS256', key: rsa.privateKey, kid: 'rsa-1' });
+      assert.equal(await reasonOf(verifier, token), 'ok');
+      keys = [jwk(rsaOther.publicKey, 'rsa-2')];
+      const dropped = nextRefresh();
+      // Served from the cache while the background refresh it started is on its way.
+      assert.equal(await reasonOf(verifier, token), 'ok');
+      await dropped;
+      assert.deepEqual(refreshes.at(-1), ['rsa-2']);
+      assert.equal(await reasonOf(verifier, token), 'invalid_token');
+    } finally {
+      await verifier.close();
+    }
+  });
+
   it('refuses tokens while the JWKS cannot be fetched, and logs why', async () => {
     const log = recordingLog();
     const verifier = await createJwtVerifier({ jwksUrl: url.replace('jwks.json', 'missing'), log });
@@ -282,6 +379,11 @@ describe('claims to identity', () => {
     assert.equal(identityFromClaims({ sub: 'svc', dags: 'etl-*' }), undefined);
     assert.equal(identityFromClaims({ sub: 'svc', workspaces: [1] }), undefined);
     assert.equal(identityFromClaims({ sub: '' }), undefined);
+  });
+
+  it('cuts a long user name to 128 code points, an emoji at the cut kept whole', () => {
+    const name = `${'u'.repeat(127)}😀`;
+    assert.equal(identityFromClaims({ sub: 'svc', username: `${name}tail` })?.name, name);
   });
 
   it('tells JWTs from API keys by shape', () => {

@@ -34,6 +34,20 @@ describe('keygen --file', () => {
     }
   });
 
+  it('writes block-style YAML, as the printed entry shows: a new file, and a file holding `keys: []`', () => {
+    const file = join(tempDir(), 'keys.yaml');
+    assert.equal(run(['--name', 'ci', '--dags', 'etl-*', '--file', file]).code, 0);
+    const created = readFileSync(file, 'utf8');
+    assert.match(created, /^keys:\n {2}- name: ci\n {4}sha256: [0-9a-f]{64}\n {4}surfaces:\n {6}- mcp\n/);
+    assert.doesNotMatch(created, /[[{]/);
+    const empty = join(tempDir(), 'keys.yaml');
+    writeFileSync(empty, '# managed by ops\nkeys: []\n');
+    assert.equal(run(['--name', 'bot', '--file', empty]).code, 0);
+    const added = readFileSync(empty, 'utf8');
+    assert.match(added, /^# managed by ops\nkeys:\n {2}- name: bot\n/);
+    assert.doesNotMatch(added, /[[{]/);
+  });
+
   it('refuses a name already in the file and leaves the file as it was', () => {
     const file = join(tempDir(), 'keys.yaml');
     assert.equal(run(['--name', 'ci', '--file', file]).code, 0);

@@ -16,6 +16,18 @@ test('every listed method is served by the MCP route; another method is unknown_
   });
 });
 
+test('an unserved method or tool name is cut to 64 code points, an emoji at the cut kept whole', () => {
+  const kept = `${'m'.repeat(63)}😀`;
+  assert.deepEqual(unservedReason({ jsonrpc: '2.0', id: 1, method: `${kept}tail` }), {
+    reason: 'unknown_method',
+    method: kept,
+  });
+  assert.deepEqual(
+    unservedReason({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: `${kept}tail` } }),
+    { reason: 'unknown_tool', method: 'tools/call', tool: kept },
+  );
+});
+
 test('metrics label every listed method by its name and anything else as other', () => {
   assert.equal(new Set(MCP_METHODS).size, MCP_METHODS.length);
   for (const method of MCP_METHODS) assert.equal(boundedMethod(method), method);

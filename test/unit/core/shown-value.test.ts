@@ -14,3 +14,9 @@ test('a value over 64 characters is cut and marked with an ellipsis; 64 is kept 
   assert.equal(shownValue('y'.repeat(65)), `"${'y'.repeat(64)}…"`);
   assert.equal(shownValue('z'.repeat(10_000)).length, 64 + 3);
 });
+
+test('a cut that falls inside an emoji keeps the emoji whole: 64 code points, then the ellipsis', () => {
+  const kept = `${'x'.repeat(63)}😀`;
+  assert.equal(shownValue(`${kept}tail`), `"${kept}…"`);
+  assert.equal(shownValue('😀'.repeat(64)), `"${'😀'.repeat(64)}"`);
+});

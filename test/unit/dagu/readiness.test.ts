@@ -26,15 +26,20 @@ function recordingLog() {
   };
 }
 
-/** A probe whose answers the test sets; counts its calls. */
+/** A probe whose answers the test sets; counts its calls and keeps why a hanging one was aborted. */
 function scriptedProbe(initial: DaguProbeResult) {
   let answer: DaguProbeResult | 'hang' = initial;
   let calls = 0;
+  const abortReasons: unknown[] = [];
   const probe: DaguProbe = (signal) => {
     calls += 1;
     if (answer === 'hang') {
       return new Promise((_resolve, reject) => {
-        signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+        const abort = () => {
+          abortReasons.push(signal.reason);
+          reject(new Error('aborted'));
+        };
+        signal.addEventListener('abort', abort, { once: true });
       });
     }
     return Promise.resolve(answer);
@@ -45,6 +50,7 @@ function scriptedProbe(initial: DaguProbeResult) {
       answer = next;
     },
     calls: () => calls,
+    abortReasons,
   };
 }
 
@@ -95,12 +101,23 @@ describe('Dagu readiness', () => {
   test('a hanging probe ends at its own timeout with a reason naming it', async () => {
     const scripted = scriptedProbe(UP);
     scripted.set('hang');
-    const { readiness } = readinessWith(scripted.probe, { timeoutMs: 100, firstResultWaitMs: 500 });
-    const started = performance.now();
+    // The first-result wait is far longer than the probe's timeout: current() can answer only because
+    // the probe ended (had the wait run out instead, the detail would say "not been checked yet").
+    const { readiness } = readinessWith(scripted.probe, { timeoutMs: 100, firstResultWaitMs: 60_000 });
+    // A timer set after the probe's own and twice as long: timers fire in the order they are due, however
+    // late a loaded machine runs them, and the probe's end reaches current() without another timer.
+    let laterTimerFired = false;
+    const laterTimer = setTimeout(() => {
+      laterTimerFired = true;
+    }, 200);
     const snapshot = await readiness.current();
-    assert.ok(performance.now() - started < 500);
+    clearTimeout(laterTimer);
+    assert.equal(laterTimerFired, false, 'the probe ended before a timer twice its timeout');
     assert.equal(snapshot.reachable, false);
     assert.equal(snapshot.detail, 'Dagu did not answer its health route within 100 ms');
+    // What ended it was the probe's timeout signal, not another abort.
+    assert.equal(scripted.abortReasons.length, 1);
+    assert.equal((scripted.abortReasons[0] as Error).name, 'TimeoutError');
   });
 
   test('before the first probe ends, current() waits at most firstResultWaitMs and says why', async () => {

@@ -34,7 +34,7 @@ test('any other header value names no client and never throws', () => {
     claim({ name: 'x' }),
     claim([42, '1']),
     claim(null),
-    `c1.${'A'.repeat(600)}.x`,
+    `c1.${'A'.repeat(2000)}.x`,
     ['c1.a.b'],
   ]) {
     assert.equal(clientInfoFromSessionId(header), undefined, String(header));
@@ -44,6 +44,27 @@ test('any other header value names no client and never throws', () => {
 test('a declared name and version are cut to what the audit keeps', () => {
   const header = `c1.${Buffer.from(JSON.stringify(['n'.repeat(200), 'v'.repeat(100)])).toString('base64url')}.x`;
   assert.deepEqual(clientInfoFromSessionId(header), { name: 'n'.repeat(128), version: 'v'.repeat(64) });
+});
+
+test('a name and version whose cut falls inside an emoji keep it whole; so does the User-Agent', () => {
+  const name = `${'n'.repeat(127)}😀`;
+  const version = `${'v'.repeat(63)}😀`;
+  const header = `c1.${Buffer.from(JSON.stringify([`${name}tail`, `${version}tail`])).toString('base64url')}.x`;
+  assert.deepEqual(clientInfoFromSessionId(header), { name, version });
+  const userAgent = `${'u'.repeat(127)}😀`;
+  assert.equal(declaredClient(undefined, { 'user-agent': `${userAgent}tail` }).userAgent, userAgent);
+});
+
+test('the longest name and version the audit keeps survive the round trip, in any script', () => {
+  for (const [name, version] of [
+    ['😀'.repeat(128), '😀'.repeat(64)],
+    ['ク'.repeat(128), 'ク'.repeat(64)],
+    ['"'.repeat(128), '\\'.repeat(64)],
+    ['\u0001'.repeat(128), '\ud83d'.repeat(64)],
+  ]) {
+    const id = clientSessionId({ name, version });
+    assert.deepEqual(clientInfoFromSessionId(id), { name, version }, name);
+  }
 });
 
 test("declaredClient: the message's clientInfo first, then the session id's, the User-Agent apart", () => {

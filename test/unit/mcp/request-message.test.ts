@@ -84,6 +84,13 @@ describe('clientInfoOf', () => {
     assert.equal(long.version?.length, 64);
   });
 
+  test('a name or version whose cut falls inside an emoji keeps the emoji whole (128 and 64 code points)', () => {
+    const name = `${'n'.repeat(127)}😀`;
+    const version = `${'v'.repeat(63)}😀`;
+    const cut = clientInfoOf({ params: { clientInfo: { name: `${name}tail`, version: `${version}tail` } } });
+    assert.deepEqual(cut, { name, version });
+  });
+
   test('nothing usable gives undefined name and version', () => {
     assert.deepEqual(clientInfoOf({ params: { clientInfo: { name: 3 } } }), {
       name: undefined,

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
+  DEPRECATED_TARGET_ALIASES,
   READ_INPUT_FIELDS,
   READ_TARGETS,
   type ReadTarget,
   TARGET_FIELDS,
   type TargetField,
 } from '../../../../src/core/contract.ts';
-import type { ToolErrorObject } from '../../../../src/read/errors.ts';
-import { FIELD_RULES, resolveReadInput } from '../../../../src/read/input/index.ts';
+import { ReadError, type ToolErrorObject } from '../../../../src/read/errors.ts';
+import { FIELD_RULES, resolveReadInput, suppliedTarget } from '../../../../src/read/input/index.ts';
 import { assertError as assertErrorOf, type ExpectedError, errorOf } from '../../../support/read-errors.ts';
 
 type Expected = ExpectedError;
@@ -1008,4 +1009,52 @@ describe('messages never echo a password', () => {
       assert.equal(JSON.stringify(error).includes(SECRET), false);
     });
   }
+});
+
+describe('suppliedTarget: the target a check made before the read sees', () => {
+  /** The target resolveReadInput settles on: the resolved read's, else its error's (none when unsupported). */
+  const resolvedTarget = (raw: Record<string, unknown>): string | undefined => {
+    try {
+      return resolveReadInput(raw).target;
+    } catch (error) {
+      if (!(error instanceof ReadError)) throw error;
+      return error.code === 'unsupported_read_target' ? undefined : error.toObject().target;
+    }
+  };
+
+  test('names the target the read resolves, padded with any whitespace trim removes, aliases and near misses alike', () => {
+    const names = [...READ_TARGETS, ...Object.keys(DEPRECATED_TARGET_ALIASES)];
+    const near = names.flatMap((name) => [name.toUpperCase(), `${name}s`, name.slice(1), `${name}\u200b`]);
+    const paddings = ['', ' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\ufeff', '\u2003', '\u3000'];
+    let checked = 0;
+    for (const name of [...names, ...near, 'work book', '']) {
+      for (const [before, after] of paddings.flatMap((pad) => [
+        [pad, ''],
+        ['', pad],
+        [pad, pad],
+      ])) {
+        const raw = { target: `${before}${name}${after}` };
+        assert.equal(suppliedTarget(raw), resolvedTarget(raw), JSON.stringify(raw.target));
+        checked++;
+      }
+    }
+    assert.equal(suppliedTarget({ target: 'workbook ' }), 'workbook');
+    assert.equal(suppliedTarget({ target: '\tdocs\n' }), 'wiki');
+    assert.ok(checked > 1000);
+  });
+
+  test('names nothing for arguments that carry no target string', () => {
+    for (const raw of [
+      undefined,
+      null,
+      'workbook',
+      ['workbook'],
+      {},
+      { target: 7 },
+      { target: null },
+      { uri: 'dagu://dags' },
+    ]) {
+      assert.equal(suppliedTarget(raw), undefined, JSON.stringify(raw));
+    }
+  });
 });
