@@ -16,13 +16,15 @@ const SRC = join(ROOT, 'src');
 export const LAYERS = [
   ['core'],
   // The environment's settings: schema, help and allowed values (config.ts and the command line read them).
-  ['settings.ts', 'otel-settings.ts'],
+  ['settings.ts', 'otel-settings.ts', 'auth-server-config.ts'],
   ['config.ts', 'version.ts', 'reference'],
   ['audit', 'metrics', 'dagu', 'workbook'],
   ['read'],
   ['mcp'],
   ['http'],
   ['auth'],
+  // The built-in authorization server (AUTH_SERVER=builtin): it issues the tokens auth verifies.
+  ['oauth'],
   ['observe.ts'],
   // Tracing (OpenTelemetry), loaded only when the OTEL_* variables turn it on: above the observer's
   // operations and the Dagu client's hooks it fills, below the core and the transports that load it.

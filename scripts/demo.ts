@@ -1,14 +1,17 @@
 // `npm run demo`: a local Dagu (the pinned 2.x release, built once into a cache) with sample DAGs, runs
 // and Wiki pages, and the gateway in front of it on 127.0.0.1. Prints the MCP URL and a client
 // configuration; Ctrl-C stops both. It reuses the test rig, so the demo shows exactly what the tests read.
-// `npm run demo -- --oauth` also starts an OAuth authorization server (oidc-provider, as the OAuth tests
-// run it), makes the gateway its resource server, and walks the MCP authorization flow once.
+// `npm run demo -- --oauth` makes the gateway its own OAuth authorization server (AUTH_SERVER=builtin),
+// signing users in at a local OpenID provider that has no registration endpoint (oidc-provider as the
+// built-in server's tests configure it, standing in for Entra ID, Google or Cognito), and walks the MCP
+// authorization flow once.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { routeConsoleToLog } from '../src/console-log.ts';
+import { BrowserAgent, GatewayOAuthProvider } from '../test/support/builtin-as.ts';
 import {
   DAGU_PINS,
   type DaguInstance,
@@ -18,7 +21,7 @@ import {
   seedDagu,
   startDagu,
 } from '../test/support/dagu.ts';
-import { connectWithOAuth, HeadlessOAuthProvider } from '../test/support/oauth-clients.ts';
+import { connectWithOAuth } from '../test/support/oauth-clients.ts';
 import type { AuthorizationServer } from '../test/support/oidc-provider.ts';
 import { fixtureDir, writeSmallWorkbook } from '../test/support/workbook-fixtures.ts';
 import { clientSnippets, INSPECTOR_WEB_NPX } from './client-snippets.ts';
@@ -109,19 +112,38 @@ holdGatewayOutput();
 // SDK's notice that JSON responses drop mid-call notifications is a debug line, not a raw one, and so
 // is oidc-provider's warning on Node 20, printed as it is imported.
 const libraryOutput = routeConsoleToLog();
-let authServer: AuthorizationServer | undefined;
+/** The OpenID provider users sign in at (--oauth), and the built-in server's state folder. */
+let upstream: AuthorizationServer | undefined;
+let oauthState: Awaited<ReturnType<typeof fixtureDir>> | undefined;
+const UPSTREAM_CLIENT_ID = 'dagu-mcp-gateway';
+const upstreamSecret = randomBytes(24).toString('base64url');
 if (oauth) {
   // Loaded only here: oidc-provider prints a warning on Node 20 as soon as it is imported.
-  const { DAGU_SCOPES, startAuthorizationServer } = await import('../test/support/oidc-provider.ts');
-  // Clients may step up to the workbook scope later (the SDKs register with the first challenge's scope).
-  authServer = await startAuthorizationServer({
+  const { startAuthorizationServer } = await import('../test/support/oidc-provider.ts');
+  const { CALLBACK_PATH } = await import('../src/oauth/provider.ts');
+  // No registration endpoint, no resource indicators: one confidential client for the gateway, as an
+  // administrator registers it at Entra ID, Google or Cognito.
+  upstream = await startAuthorizationServer({
+    mcpFeatures: false,
     accounts: { [demoUser.login]: demoUser.password },
-    pinClientScopes: false,
+    accountClaims: { [demoUser.login]: { email: `${demoUser.login}@example.com` } },
+    clients: [
+      {
+        client_id: UPSTREAM_CLIENT_ID,
+        client_secret: upstreamSecret,
+        redirect_uris: [`${publicUrl}${CALLBACK_PATH}`],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
   });
-  authServer.addResourceServer(`${publicUrl}/mcp`, { scope: DAGU_SCOPES.join(' ') });
+  oauthState = await fixtureDir('demo-oauth-state');
 }
 /** MCP Inspector's web UI; the loopback rule admits it, an explicit ALLOWED_ORIGINS gets it added. */
 const INSPECTOR_ORIGIN = 'http://localhost:6274';
+/** The step of the OAuth walk that prints the token the Inspector lines carry. */
+const TOKEN_STEP = 5;
 const allowedOrigins = process.env.ALLOWED_ORIGINS;
 const config = loadConfig({
   ...process.env,
@@ -136,8 +158,18 @@ const config = loadConfig({
   WORKBOOK_ROOTS: process.env.WORKBOOK_ROOTS ?? workbooks.dir,
   AUDIT_LOG: process.env.AUDIT_LOG ?? 'stdout',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-  ...(authServer
-    ? { PUBLIC_URL: publicUrl, AUTH_JWKS_URL: authServer.jwksUrl, AUTH_JWT_ISSUER: authServer.issuer }
+  ...(upstream && oauthState
+    ? {
+        PUBLIC_URL: publicUrl,
+        AUTH_SERVER: 'builtin',
+        OAUTH_UPSTREAM_ISSUER: upstream.issuer,
+        OAUTH_UPSTREAM_CLIENT_ID: UPSTREAM_CLIENT_ID,
+        OAUTH_UPSTREAM_CLIENT_SECRET: upstreamSecret,
+        OAUTH_UPSTREAM_SCOPES: 'openid',
+        OAUTH_STATE_DIR: oauthState.dir,
+        // The token the Inspector lines carry lasts an hour (the longest the setting allows).
+        OAUTH_ACCESS_TOKEN_TTL_S: process.env.OAUTH_ACCESS_TOKEN_TTL_S ?? '3600',
+      }
     : {}),
 });
 // The log goes through process.stdout (not straight to its file descriptor), so it waits for the banner.
@@ -147,9 +179,10 @@ libraryOutput.attach(gateway.app.log);
 /** Stops what the demo started, the gateway first. */
 async function closeAll(): Promise<void> {
   await gateway.close();
-  await authServer?.stop();
+  await upstream?.stop();
   await dagu.stop();
   await workbooks.cleanup();
+  await oauthState?.cleanup();
 }
 let stopping = false;
 const stop = async () => {
@@ -176,7 +209,7 @@ const { apiKeysFile, jwtSecret, jwtPublicKey, jwksUrl } = config.auth;
 const authenticated = [apiKeysFile, jwtSecret, jwtPublicKey, jwksUrl].some((value) => value !== undefined);
 /** What callers present: nothing (anonymous), a credential of the operator's (AUTH_*), or an OAuth token. */
 const access = oauth ? 'oauth' : authenticated ? 'credential' : 'anonymous';
-const walk = authServer === undefined ? undefined : await walkOAuthFlow(authServer);
+const walk = upstream === undefined ? undefined : await walkOAuthFlow(upstream);
 /** The bearer the printed lines carry: a placeholder for the operator's credential, the walk's token. */
 const bearer = access === 'credential' ? '<your API key or JWT>' : walk?.token;
 const clonePath = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
@@ -196,15 +229,17 @@ const accessLine = {
   anonymous: 'Access:   no authentication (loopback only): the entries below carry no header.',
   credential:
     'Access:   callers need a credential (AUTH_* is set): put yours where the entries below say <your API key or JWT>.',
-  oauth: `Access:   OAuth. Callers need an access token for ${mcpUrl} (scope dagu.read) from the authorization
-          server ${authServer?.issuer ?? ''}. Claude Code, VS Code and Cursor get one themselves: their entries
-          below carry no header; they open a sign-in page of that server (user ${demoUser.login}, password ${demoUser.password}).
-          The Inspector has no terminal to sign in from here: its lines carry the token of step 4 below.`,
+  oauth: `Access:   OAuth, the gateway being its own authorization server (AUTH_SERVER=builtin, docs/oauth-builtin.md).
+          Callers need an access token for ${mcpUrl} (scope dagu.read) from ${publicUrl}.
+          Claude Code, VS Code and Cursor get one themselves: their entries below carry no header; they
+          register, show the gateway's consent page, then the provider's sign-in page:
+          user ${demoUser.login}, password ${demoUser.password}.
+          The Inspector has no terminal to sign in from here: its lines carry the token of step ${TOKEN_STEP} below.`,
 }[access];
 const webUiAuthentication = {
   anonymous: '',
   credential: ', Authentication: Bearer <your API key or JWT>',
-  oauth: ', Authentication: Bearer <the token of step 4>',
+  oauth: `, Authentication: Bearer <the token of step ${TOKEN_STEP}>`,
 }[access];
 
 print(`
@@ -212,7 +247,7 @@ Dagu:     ${dagu.url} (Dagu ${dagu.version}, REST under ${dagu.apiBase})
           ${seed.dagCount} sample DAGs and their runs (a failed run, a parent/child run${seed.v2 === undefined ? '' : ', a foreach run, a human task'}, an approval left waiting)${wikiPages > 0 ? `, ${wikiPages} Wiki pages in ${seed.v2?.wiki.workspaces.length ?? 0} workspaces and default` : ''}
 Gateway:  http://${HOST}:${config.port}  (health /healthz, readiness /readyz, metrics /metrics)
 MCP URL:  ${mcpUrl}
-${accessLine}
+${upstream === undefined ? '' : `Sign-in:  ${upstream.issuer} (the OpenID provider users sign in at; no registration endpoint)\n`}${accessLine}
 ${walk === undefined ? '' : `\n${walk.text}\n`}
 Connect a client (README "Connect a client"; the stdio entries start their own gateway, without authentication):
 
@@ -232,12 +267,12 @@ ${
     : `A host whose model sees only "Dagu read completed." ignores structured results: start the demo as
 ${process.env.PORT === undefined ? '' : `PORT=${port} `}TOOL_TEXT=json npm run demo${oauth ? ' -- --oauth' : ''} (the text then carries the JSON of the data).`
 }
-Ctrl-C stops the gateway and Dagu. The gateway's log and audit lines follow.
+Ctrl-C stops the gateway${upstream === undefined ? '' : ', the OpenID provider'} and Dagu. The gateway's log and audit lines follow.
 `);
 releaseGatewayOutput();
 
 /** One MCP authorization flow, as a host runs it: what each step found, and the token it got. */
-async function walkOAuthFlow(server: AuthorizationServer): Promise<{ text: string; token: string }> {
+async function walkOAuthFlow(provider: AuthorizationServer): Promise<{ text: string; token: string }> {
   const challenge = (
     await fetch(mcpUrl, {
       method: 'POST',
@@ -245,12 +280,20 @@ async function walkOAuthFlow(server: AuthorizationServer): Promise<{ text: strin
       body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
     })
   ).headers.get('www-authenticate');
-  const metadata = (await (
-    await fetch(`${publicUrl}/.well-known/oauth-protected-resource/mcp`)
-  ).json()) as Record<string, unknown>;
-  const provider = new HeadlessOAuthProvider({ user: demoUser, clientName: 'npm run demo' });
-  const connection = await connectWithOAuth(mcpUrl, provider);
-  const token = provider.tokens()?.access_token ?? '';
+  const readJson = async (url: string) => (await (await fetch(url)).json()) as Record<string, unknown>;
+  const metadata = await readJson(`${publicUrl}/.well-known/oauth-protected-resource/mcp`);
+  const gatewayServer = await readJson(`${publicUrl}/.well-known/oauth-authorization-server`);
+  const providerServer = await readJson(`${provider.issuer}/.well-known/openid-configuration`);
+  const agent = new BrowserAgent(demoUser, publicUrl);
+  const client = new GatewayOAuthProvider({
+    user: demoUser,
+    agent,
+    upstreamOrigin: provider.issuer,
+    clientName: 'npm run demo',
+    scope: 'dagu.read',
+  });
+  const connection = await connectWithOAuth(mcpUrl, client);
+  const token = client.tokens()?.access_token ?? '';
   const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<
     string,
     unknown
@@ -259,12 +302,14 @@ async function walkOAuthFlow(server: AuthorizationServer): Promise<{ text: strin
     structuredContent?: { data?: { items?: unknown[] } };
   };
   await connection.close();
-  const text = `OAuth (--oauth): one authorization flow as an MCP host runs it, against ${server.issuer}
+  const text = `OAuth (--oauth): one authorization flow as an MCP host runs it, against the gateway's own server
   1. POST ${mcpUrl} without a token: WWW-Authenticate: ${challenge}
   2. the metadata names authorization_servers ${JSON.stringify(metadata.authorization_servers)}, scopes_supported ${JSON.stringify(metadata.scopes_supported)}
-  3. dynamic registration: client ${provider.client?.client_id ?? '?'}; authorization code with PKCE S256, resource=${mcpUrl}, signed in as ${demoUser.login}
-  4. token: aud ${JSON.stringify(claims.aud)}, scope "${String(claims.scope)}", expires in ${Number(claims.exp) - Math.floor(Date.now() / 1000)} s (restart the demo for a new one):
+  3. ${publicUrl}/.well-known/oauth-authorization-server: registration_endpoint ${JSON.stringify(gatewayServer.registration_endpoint)}, client_id_metadata_document_supported ${JSON.stringify(gatewayServer.client_id_metadata_document_supported ?? false)};
+     the provider's ${provider.issuer}/.well-known/openid-configuration: registration_endpoint ${JSON.stringify(providerServer.registration_endpoint ?? null)}
+  4. dynamic registration at the gateway: client ${client.client?.client_id ?? '?'}; the gateway's consent page (${agent.consentPages} shown), then the sign-in at the provider as ${demoUser.login}; authorization code with PKCE S256
+  5. token from the gateway: iss ${JSON.stringify(claims.iss)}, aud ${JSON.stringify(claims.aud)}, scope "${String(claims.scope)}", expires in ${Number(claims.exp) - Math.floor(Date.now() / 1000)} s (restart the demo for a new one):
      ${token}
-  5. dagu_read {"target":"dags"} with it: ${result.structuredContent?.data?.items?.length ?? 0} DAGs`;
+  6. dagu_read {"target":"dags"} with it: ${result.structuredContent?.data?.items?.length ?? 0} DAGs`;
   return { text, token };
 }

@@ -3,7 +3,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AuditLog } from './audit/audit-log.ts';
 import { authenticationPlugin, meteredCaller } from './auth/authentication.ts';
 import { accessPolicyFor, type Identity } from './auth/identity.ts';
-import { supportedScopes } from './auth/scopes.ts';
+import type { JwksLoader } from './auth/jwks.ts';
+import { DAGU_CLAIMS } from './auth/jwt.ts';
+import { DEFAULT_SCOPES, supportedScopes } from './auth/scopes.ts';
 import type { GatewayConfig } from './config.ts';
 import type { DaguClient } from './dagu/types.ts';
 import { createGatewayCore, type GatewayCore, loadTracing } from './gateway-core.ts';
@@ -154,10 +156,12 @@ async function registerGuards(app: FastifyInstance, config: GatewayConfig, core:
   // SIGTERM: not ready at once, still serving for DRAIN_MS, then every connection closed as it idles.
   await app.register(drainPlugin, { drainMs: config.http.drainMs });
   await app.register(httpAnswersPlugin, { mcpPath: config.mcpPath });
-  // DNS-rebinding protection on every route, before anything else runs.
+  // DNS-rebinding protection on every route, before anything else runs. The gateway's own pages
+  // (the built-in server's consent form) post from PUBLIC_URL's origin: never a cross-origin call.
+  const ownOrigin = config.publicUrl === undefined ? [] : [new URL(config.publicUrl).origin];
   await app.register(hostOriginPlugin, {
     allowedHosts: config.allowedHosts,
-    allowedOrigins: config.allowedOrigins,
+    allowedOrigins: [...config.allowedOrigins, ...ownOrigin],
     loopbackOrigins: config.loopbackOrigins,
     audit: core.audit,
   });
@@ -183,6 +187,38 @@ function callerOf(identity: Identity): Caller {
   return caller;
 }
 
+/**
+ * AUTH_SERVER=builtin: the gateway's own authorization server (src/oauth), loaded only then. Its tokens
+ * are verified like any authorization server's, with its key set read in-process (the keys rotate and
+ * replicas share them), and the returned configuration names this gateway as the issuer.
+ */
+async function registerAuthServer(
+  app: FastifyInstance,
+  config: GatewayConfig,
+  core: GatewayCore,
+): Promise<{ authConfig: GatewayConfig; jwksLoader?: JwksLoader }> {
+  if (config.authServer === undefined || config.publicUrl === undefined) return { authConfig: config };
+  const { createBuiltinAuthServer } = await import('./oauth/plugin.ts');
+  const server = await createBuiltinAuthServer({
+    config: config.authServer,
+    publicUrl: config.publicUrl,
+    mcpPath: config.mcpPath,
+    scopes: config.auth.scopes ?? DEFAULT_SCOPES,
+    claims: config.auth.claims ?? DAGU_CLAIMS,
+    groupsFile: config.auth.groupsFile,
+    behindProxy: config.trustProxy.length > 0,
+    audit: core.audit,
+    metrics: core.metrics,
+    log: app.log,
+  });
+  app.addHook('onClose', () => server.close());
+  await app.register(server.plugin);
+  return {
+    authConfig: { ...config, auth: { ...config.auth, jwtIssuer: server.issuer } },
+    jwksLoader: server.publicJwks,
+  };
+}
+
 async function registerPlugins(
   app: FastifyInstance,
   core: GatewayCore,
@@ -196,8 +232,13 @@ async function registerPlugins(
   const { metrics, audit } = core;
 
   await registerGuards(app, config, core);
+  const { authConfig, jwksLoader } = await registerAuthServer(app, config, core);
   await app.register(authenticationPlugin, {
-    authenticator: { config, log: app.log, options: { keys: { onReload: metrics.keyReload } } },
+    authenticator: {
+      config: authConfig,
+      log: app.log,
+      options: { keys: { onReload: metrics.keyReload }, ...(jwksLoader ? { jwt: { jwksLoader } } : {}) },
+    },
     mcpPath: config.mcpPath,
     publicUrl: config.publicUrl,
     metrics,

@@ -1,8 +1,10 @@
 import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
+import type { AuthServerConfig } from './auth-server-config.ts';
 import { type TracingConfig, tracingFromEnv } from './otel-settings.ts';
 import { allowedText, ENV_SCHEMA, type SettingName, type ToolTextMode } from './settings.ts';
 
+export type { AuthServerConfig } from './auth-server-config.ts';
 export { TRACE_SAMPLERS, type TraceSampler, type TracingConfig, tracingFromEnv } from './otel-settings.ts';
 export { TOOL_TEXT_MODES, type ToolTextMode } from './settings.ts';
 
@@ -104,6 +106,8 @@ export interface GatewayConfig {
   };
   /** OpenTelemetry tracing from the standard `OTEL_*` variables; `undefined` (the default): off, nothing loaded. */
   tracing: TracingConfig | undefined;
+  /** The built-in OAuth authorization server (AUTH_SERVER=builtin); undefined: off. */
+  authServer: AuthServerConfig | undefined;
 }
 
 export class ConfigError extends Error {
@@ -190,6 +194,7 @@ function combinationProblems(v: EnvValues, trustProxy: string[], problems: strin
         `or https:// URL, the issuer whose discovery document names the JWKS (got ${JSON.stringify(issuer)})`,
     );
   }
+  if (v.AUTH_SERVER === 'builtin') builtinServerProblems(v, jwtModes, problems);
   const tlsFiles = ['TLS_CERT_FILE', 'TLS_KEY_FILE'] as const;
   const tlsGiven = tlsFiles.filter((key) => v[key] !== undefined);
   if (tlsGiven.length === 1) {
@@ -202,6 +207,53 @@ function combinationProblems(v: EnvValues, trustProxy: string[], problems: strin
       `TRUST_PROXY: must be ${allowedText('TRUST_PROXY')} (got ${badProxies.map((entry) => JSON.stringify(entry)).join(', ')})`,
     );
   }
+}
+
+/** AUTH_SERVER=builtin issues and verifies its own tokens: it needs its issuer URL and an upstream. */
+function builtinServerProblems(v: EnvValues, jwtModes: string[], problems: string[]): void {
+  if (v.PUBLIC_URL === undefined)
+    problems.push(
+      'PUBLIC_URL: must be set with AUTH_SERVER=builtin (it is the issuer and the token audience)',
+    );
+  for (const key of ['OAUTH_UPSTREAM_ISSUER', 'OAUTH_UPSTREAM_CLIENT_ID', 'OAUTH_UPSTREAM_CLIENT_SECRET']) {
+    if (v[key] === undefined) problems.push(`${key}: must be set with AUTH_SERVER=builtin`);
+  }
+  if (jwtModes.length > 0)
+    problems.push(
+      `${jwtModes.join(', ')}: not with AUTH_SERVER=builtin (it verifies the tokens it issues itself)`,
+    );
+  const issuer = typeof v.OAUTH_UPSTREAM_ISSUER === 'string' ? URL.parse(v.OAUTH_UPSTREAM_ISSUER) : null;
+  if (issuer?.protocol === 'http:' && !isLoopbackHost(issuer.hostname))
+    problems.push('OAUTH_UPSTREAM_ISSUER: must be an https:// URL (http:// only on a loopback address)');
+  if (typeof v.OAUTH_UPSTREAM_SCOPES === 'string' && !v.OAUTH_UPSTREAM_SCOPES.split(' ').includes('openid'))
+    problems.push('OAUTH_UPSTREAM_SCOPES: must include openid');
+}
+
+function authServerConfig(v: EnvValues, { str, num }: Readers): AuthServerConfig | undefined {
+  if (v.AUTH_SERVER !== 'builtin') return undefined;
+  return {
+    upstream: {
+      issuer: str('OAUTH_UPSTREAM_ISSUER')!,
+      clientId: str('OAUTH_UPSTREAM_CLIENT_ID')!,
+      clientSecret: str('OAUTH_UPSTREAM_CLIENT_SECRET')!,
+      scopes: str('OAUTH_UPSTREAM_SCOPES')!,
+    },
+    accessTokenTtlS: num('OAUTH_ACCESS_TOKEN_TTL_S'),
+    refreshTokenTtlS: num('OAUTH_REFRESH_TOKEN_TTL_S'),
+    dynamicRegistration: v.OAUTH_DYNAMIC_REGISTRATION === true,
+    clientsFile: str('OAUTH_CLIENTS_FILE'),
+    state: { dir: str('OAUTH_STATE_DIR')!, redisUrl: str('OAUTH_STATE_REDIS_URL') },
+    signingKeyRotateS: num('OAUTH_SIGNING_KEY_ROTATE_S'),
+    clientIdMetadata: {
+      enabled: v.OAUTH_CLIENT_ID_METADATA === true,
+      hosts: list(v.OAUTH_CLIENT_ID_HOSTS)?.map((host) => host.toLowerCase()),
+      maxBytes: num('OAUTH_CLIENT_ID_MAX_BYTES'),
+      timeoutMs: num('OAUTH_CLIENT_ID_TIMEOUT_MS'),
+      cacheMaxS: num('OAUTH_CLIENT_ID_CACHE_MAX_S'),
+      allowLoopback: v.OAUTH_CLIENT_ID_ALLOW_LOOPBACK === true,
+      caFile: str('OAUTH_CLIENT_ID_CA_FILE'),
+    },
+  };
 }
 
 function authConfig(v: EnvValues, { str }: Readers): GatewayConfig['auth'] {
@@ -326,5 +378,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     rateLimitRedisUrl: str('RATE_LIMIT_REDIS_URL'),
     cache: { maxBytes: num('CACHE_MAX_BYTES'), ttlMs: num('CACHE_TTL_MS') },
     tracing,
+    authServer: authServerConfig(v, readers),
   };
 }

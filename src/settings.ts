@@ -50,6 +50,25 @@ export const ENV_SCHEMA = {
     AUTH_JWT_ROLE_CLAIM: { ...claim, default: 'role' },
     AUTH_JWT_GROUPS_CLAIM: { ...claim, default: 'groups' },
     AUTH_GROUPS_FILE: text,
+    AUTH_SERVER: { enum: ['none', 'builtin'], default: 'none' },
+    OAUTH_UPSTREAM_ISSUER: { type: 'string', pattern: '^https?://[^?#\\s]+$' },
+    OAUTH_UPSTREAM_CLIENT_ID: text,
+    OAUTH_UPSTREAM_CLIENT_SECRET: text,
+    OAUTH_UPSTREAM_SCOPES: { ...text, default: 'openid email profile' },
+    OAUTH_ACCESS_TOKEN_TTL_S: integer(30, 3600, 300),
+    OAUTH_REFRESH_TOKEN_TTL_S: integer(300, 90 * 86_400, 14 * 86_400),
+    OAUTH_DYNAMIC_REGISTRATION: { type: 'boolean', default: true },
+    OAUTH_CLIENT_ID_METADATA: { type: 'boolean', default: true },
+    OAUTH_CLIENT_ID_HOSTS: text,
+    OAUTH_CLIENT_ID_MAX_BYTES: integer(1024, 65_536, 16_384),
+    OAUTH_CLIENT_ID_TIMEOUT_MS: integer(100, 10_000, 2_500),
+    OAUTH_CLIENT_ID_CACHE_MAX_S: integer(30, 86_400, 3_600),
+    OAUTH_CLIENT_ID_ALLOW_LOOPBACK: { type: 'boolean', default: false },
+    OAUTH_CLIENT_ID_CA_FILE: text,
+    OAUTH_STATE_DIR: { ...text, default: 'oauth-state' },
+    OAUTH_CLIENTS_FILE: text,
+    OAUTH_STATE_REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    OAUTH_SIGNING_KEY_ROTATE_S: integer(3600, 90 * 86_400, 7 * 86_400),
     ALLOWED_HOSTS: text,
     ALLOWED_ORIGINS: text,
     AUDIT_LOG: { ...text, default: 'stdout' },
@@ -176,8 +195,57 @@ const SETTING_TEXT = {
   AUTH_ALLOW_ANONYMOUS: {
     help: 'serve callers without credentials on a non-loopback address (not recommended)',
   },
+  AUTH_SERVER: {
+    help: 'builtin: this gateway is also the OAuth authorization server of its MCP endpoint, signing users in with OAUTH_UPSTREAM_ISSUER (needs PUBLIC_URL)',
+  },
+  OAUTH_UPSTREAM_ISSUER: {
+    help: 'issuer of the OpenID Connect provider users sign in with (AUTH_SERVER=builtin); register <PUBLIC_URL>/oauth/callback there',
+    allowed: 'an https:// URL (http:// only on a loopback address)',
+  },
+  OAUTH_UPSTREAM_CLIENT_ID: {
+    help: "the gateway's client id at the upstream provider (AUTH_SERVER=builtin)",
+  },
+  OAUTH_UPSTREAM_CLIENT_SECRET: {
+    help: "the gateway's client secret at the upstream provider (AUTH_SERVER=builtin)",
+  },
+  OAUTH_UPSTREAM_SCOPES: {
+    help: 'scopes asked of the upstream provider, space-separated (must include openid)',
+  },
+  OAUTH_ACCESS_TOKEN_TTL_S: { help: 'lifetime of the access tokens the built-in server issues, in seconds' },
+  OAUTH_REFRESH_TOKEN_TTL_S: { help: 'lifetime of its refresh tokens (rotated on every use), in seconds' },
+  OAUTH_DYNAMIC_REGISTRATION: {
+    help: 'accept RFC 7591 dynamic client registration (deprecated by the MCP revision 2026-07-28; kept for older hosts)',
+  },
+  OAUTH_CLIENT_ID_METADATA: { help: 'accept Client ID Metadata Documents (an https URL as client_id)' },
+  OAUTH_CLIENT_ID_HOSTS: {
+    help: 'host names whose Client ID Metadata Documents are fetched, comma-separated (unset: any public host)',
+  },
+  OAUTH_CLIENT_ID_MAX_BYTES: { help: 'largest Client ID Metadata Document read, in bytes' },
+  OAUTH_CLIENT_ID_TIMEOUT_MS: { help: 'time a Client ID Metadata Document fetch may take, in milliseconds' },
+  OAUTH_CLIENT_ID_CACHE_MAX_S: {
+    help: 'longest a Client ID Metadata Document is cached (its Cache-Control max-age, capped), in seconds',
+  },
+  OAUTH_CLIENT_ID_ALLOW_LOOPBACK: {
+    help: 'fetch Client ID Metadata Documents from loopback addresses (tests and local demos only)',
+  },
+  OAUTH_CLIENT_ID_CA_FILE: {
+    help: 'PEM file of CA certificates trusted for Client ID Metadata Document fetches (unset: the system CAs)',
+  },
+  OAUTH_CLIENTS_FILE: {
+    help: 'YAML or JSON file of clients registered ahead (client_id, redirect_uris, optional client_name, application_type, client_secret; reloaded on change)',
+  },
+  OAUTH_STATE_DIR: {
+    help: "folder of the built-in server's embedded store (registrations, grants, refresh tokens, signing keys): keep it across restarts",
+  },
+  OAUTH_STATE_REDIS_URL: {
+    help: "Redis holding the built-in server's state instead of OAUTH_STATE_DIR: set it when replicas run",
+    allowed: 'a redis:// or rediss:// URL',
+  },
+  OAUTH_SIGNING_KEY_ROTATE_S: {
+    help: 'how long one token-signing key signs, in seconds; the old key verifies until its tokens expire',
+  },
   ALLOWED_HOSTS: { help: 'Host names served, comma-separated (DNS-rebinding protection)' },
-  ALLOWED_ORIGINS: { help: 'browser Origins accepted, comma-separated' },
+  ALLOWED_ORIGINS: { help: "browser Origins accepted, comma-separated (PUBLIC_URL's own origin always is)" },
   AUDIT_LOG: { help: 'audit log: stdout, stderr, or a file (JSON lines, reopened on SIGHUP)' },
   RATE_LIMIT_PER_MINUTE: { help: 'tool calls and resource reads per minute per caller' },
   MAX_CONCURRENT_CALLS_PER_IDENTITY: { help: 'calls served at once per caller' },

@@ -10,7 +10,18 @@ import { type AuditArgumentFields, auditText, splitAuditUri } from './redact.ts'
 export interface AuditEntry extends AuditArgumentFields {
   /** ISO time; record() fills it when absent. */
   time?: string;
-  event: 'mcp.tool_call' | 'mcp.resource_read' | 'mcp.completion' | 'mcp.request_denied';
+  event:
+    | 'mcp.tool_call'
+    | 'mcp.resource_read'
+    | 'mcp.completion'
+    | 'mcp.request_denied'
+    /** The built-in authorization server (src/oauth): a consent, a grant or token, a revocation, a refusal. */
+    | 'oauth.consent'
+    | 'oauth.grant'
+    | 'oauth.token'
+    | 'oauth.registration'
+    | 'oauth.revocation'
+    | 'oauth.refused';
   requestId: string;
   /** Key name, JWT `sub`, or `anonymous`; absent when the request was not authenticated. */
   identity?: string;
@@ -20,6 +31,8 @@ export interface AuditEntry extends AuditArgumentFields {
   /** The client's own `clientInfo` name and version, as it declared them (never the User-Agent). */
   clientName?: string;
   clientVersion?: string;
+  /** The OAuth client id a built-in authorization server event concerns (a URL for a metadata document). */
+  clientId?: string;
   userAgent?: string;
   protocolVersion?: string;
   /** The MCP method (`tools/call`, `resources/read`, `completion/complete`). */
@@ -49,6 +62,7 @@ const COLUMNS: ReadonlyArray<readonly [keyof AuditEntry, string]> = [
   ['role', 'role'],
   ['clientName', 'client_name'],
   ['clientVersion', 'client_version'],
+  ['clientId', 'client_id'],
   ['userAgent', 'user_agent'],
   ['protocolVersion', 'protocol_version'],
   ['httpMethod', 'http_method'],
@@ -82,6 +96,7 @@ const COLUMNS: ReadonlyArray<readonly [keyof AuditEntry, string]> = [
 const SHORT_TEXT: Partial<Record<keyof AuditEntry, number>> = {
   clientName: 128,
   clientVersion: 64,
+  clientId: 512,
   userAgent: 128,
 };
 

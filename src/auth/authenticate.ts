@@ -70,7 +70,7 @@ export interface AuthenticatorOptions {
   surface?: 'mcp';
   /** Passed to the API key store (watch, signals, debounce, onReload). */
   keys?: Omit<ApiKeyStoreOptions, 'log'>;
-  jwt?: Pick<JwtSettings, 'clockToleranceSeconds' | 'jwks'>;
+  jwt?: Pick<JwtSettings, 'clockToleranceSeconds' | 'jwks' | 'jwksLoader'>;
   /** Fetch bounds of the issuer's discovery document (AUTH_JWT_ISSUER without AUTH_JWKS_URL). */
   discovery?: Omit<DiscoveryOptions, 'log'>;
 }
@@ -163,7 +163,8 @@ async function jwtVerifierFor(
   options: AuthenticatorOptions,
   log: Log,
 ): Promise<JwtVerifier> {
-  const discover = issuerToDiscover(auth);
+  // The built-in authorization server's keys are read in-process, not discovered.
+  const discover = options.jwt?.jwksLoader === undefined ? issuerToDiscover(auth) : undefined;
   const jwksUrl =
     discover === undefined
       ? auth.jwksUrl

@@ -4,6 +4,7 @@ import {
   ConfigFileError,
   type FileKind,
   parseDocument,
+  schemaProblems,
   type WatchedFileOptions,
   watchConfigFile,
 } from './watched-file.ts';
@@ -50,11 +51,7 @@ const validate = new Ajv({ allErrors: true }).compile<{ groups: Record<string, G
 export function parseGroups(text: string, file: string): GroupPolicy {
   const data = parseDocument(text, file, 'groups file');
   if (!validate(data)) {
-    const problems = (validate.errors ?? []).map(
-      (error) =>
-        `${error.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'file'}: ${error.message ?? 'is invalid'}`,
-    );
-    throw new ConfigFileError(file, [...new Set(problems)], 'groups file');
+    throw new ConfigFileError(file, schemaProblems(validate.errors), 'groups file');
   }
   return new Map(Object.entries(data.groups).map(([name, grant]) => [name, Object.freeze({ ...grant })]));
 }

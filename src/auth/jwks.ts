@@ -84,13 +84,11 @@ function toVerificationKey(jwk: Record<string, unknown>): VerificationKey | { sk
   };
 }
 
-/** Fetches and reads a JWKS: its usable verification keys (others logged at debug); throws on failure. */
-async function fetchJwks(
-  url: string,
-  timeoutMs: number,
-  maxBytes: number,
-  log: Log,
-): Promise<VerificationKey[]> {
+/** A JWKS held in-process (the built-in authorization server's keys), read instead of fetched. */
+export type JwksLoader = () => Promise<unknown>;
+
+/** Fetches a JWKS document; throws on failure. */
+async function fetchJwks(url: string, timeoutMs: number, maxBytes: number): Promise<unknown> {
   const response = await fetch(url, {
     headers: { accept: 'application/json' },
     signal: AbortSignal.timeout(timeoutMs),
@@ -98,14 +96,19 @@ async function fetchJwks(
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   const text = await response.text();
   if (Buffer.byteLength(text) > maxBytes) throw new Error(`document larger than ${maxBytes} bytes`);
-  const document = JSON.parse(text) as { keys?: unknown };
-  if (!Array.isArray(document.keys)) throw new Error('no "keys" array');
+  return JSON.parse(text);
+}
+
+/** A JWKS document's usable verification keys (others logged at debug); throws when it has no key list. */
+function readJwks(document: unknown, source: string, log: Log): VerificationKey[] {
+  const keys = (document as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys)) throw new Error('no "keys" array');
   const next: VerificationKey[] = [];
-  for (const jwk of document.keys) {
+  for (const jwk of keys) {
     if (typeof jwk !== 'object' || jwk === null) continue;
     const key = toVerificationKey(jwk as Record<string, unknown>);
     if ('skipped' in key)
-      log.debug({ url, kid: (jwk as { kid?: unknown }).kid }, `JWKS key skipped: ${key.skipped}`);
+      log.debug({ url: source, kid: (jwk as { kid?: unknown }).kid }, `JWKS key skipped: ${key.skipped}`);
     else next.push(key);
   }
   return next;
@@ -127,13 +130,18 @@ function assertAsymmetric(alg: unknown): asserts alg is AsymmetricAlgorithm {
   }
 }
 
-/** A JWKS client on node:crypto alone: JWK → KeyObject → PEM, cached, refreshed, fetches coalesced. */
-export function createJwksCache(url: string, options: JwksOptions = {}): JwksCache {
+/**
+ * A JWKS client on node:crypto alone: JWK → KeyObject → PEM, cached, refreshed, fetches coalesced. The
+ * set is fetched from a URL, or read through a loader for keys this process can read itself.
+ */
+export function createJwksCache(source: string | JwksLoader, options: JwksOptions = {}): JwksCache {
+  const url = typeof source === 'string' ? source : 'local key set';
   const log = options.log ?? silentLog;
   const ttlMs = options.ttlMs ?? 10 * 60_000;
   const cooldownMs = options.cooldownMs ?? 30_000;
   const timeoutMs = options.timeoutMs ?? 5_000;
   const maxBytes = options.maxBytes ?? 1024 * 1024;
+  const fetchSet = typeof source === 'string' ? () => fetchJwks(source, timeoutMs, maxBytes) : source;
 
   let keys: VerificationKey[] = [];
   let fetchedAt = Number.NEGATIVE_INFINITY;
@@ -144,7 +152,7 @@ export function createJwksCache(url: string, options: JwksOptions = {}): JwksCac
   async function load(): Promise<void> {
     attemptedAt = Date.now();
     try {
-      const next = await fetchJwks(url, timeoutMs, maxBytes, log);
+      const next = readJwks(await fetchSet(), url, log);
       if (next.length === 0) log.warn({ url }, 'the JWKS holds no RS256 or ES256 signing key');
       reportDropped(keys, next, url, log);
       keys = next;

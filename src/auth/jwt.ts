@@ -5,7 +5,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { cutToCodePoints } from '../core/code-points.ts';
 import { type Log, silentLog } from '../core/log.ts';
 import { type Identity, isRole } from './identity.ts';
-import { algorithmForKey, createJwksCache, type JwksCache, JwksKeyError, type JwksOptions } from './jwks.ts';
+import {
+  algorithmForKey,
+  createJwksCache,
+  type JwksCache,
+  JwksKeyError,
+  type JwksLoader,
+  type JwksOptions,
+} from './jwks.ts';
 import { grantedScopes } from './scopes.ts';
 
 export type JwtFailureReason =
@@ -26,6 +33,8 @@ export interface JwtSettings {
   /** RS256/ES256 public key: PEM text (`\n` escapes allowed) or a path to a PEM file. */
   publicKey?: string;
   jwksUrl?: string;
+  /** A JWKS this process reads itself (the built-in authorization server's rotating keys). */
+  jwksLoader?: JwksLoader;
   /** Accepted `iss` values (a list or comma-separated); when set, tokens without `iss` are refused. */
   issuer?: string | string[];
   /** Accepted `aud` values (a list or comma-separated); when set, tokens without `aud` are refused. */
@@ -249,7 +258,7 @@ function trailingSlashHint(issuers: readonly string[] | undefined, log: Log): (t
  */
 export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerifier> {
   const log = settings.log ?? silentLog;
-  const modes = [settings.secret, settings.publicKey, settings.jwksUrl].filter(
+  const modes = [settings.secret, settings.publicKey, settings.jwksUrl, settings.jwksLoader].filter(
     (value) => value !== undefined,
   );
   if (modes.length !== 1)
@@ -272,7 +281,7 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
   } else {
     mode = 'jwks';
     algorithms = ['RS256', 'ES256'];
-    const cache = createJwksCache(settings.jwksUrl!, { ...settings.jwks, log });
+    const cache = createJwksCache(settings.jwksUrl ?? settings.jwksLoader!, { ...settings.jwks, log });
     jwks = cache;
     // fast-jwt's key fetcher form: called with the decoded token, the key is chosen by `kid` and `alg`.
     secret = async (decoded) => (await cache.keyFor(decoded.header)).pem;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import type { ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { type Log, silentLog } from '../core/log.ts';
 
@@ -31,6 +32,15 @@ export function parseDocument(text: string, file: string, what: string): unknown
       what,
     );
   }
+}
+
+/** A schema's refusals as one line per place in the file (`clients.0.client_id: must …`), each once. */
+export function schemaProblems(errors: readonly ErrorObject[] | null | undefined): string[] {
+  const lines = (errors ?? []).map(
+    (error) =>
+      `${error.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'file'}: ${error.message ?? 'is invalid'}`,
+  );
+  return [...new Set(lines)];
 }
 
 export function readConfigFile(file: string, what: string): string {

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { AUTH_FAILURE_REASONS } from '../core/auth-reasons.ts';
+import { OAUTH_EVENTS } from '../core/oauth-events.ts';
 import { REFUSAL_REASONS } from '../core/refusal-reasons.ts';
 
 /** Why the workbook pool refused a read: its queue was full, or no worker was free in time. */
@@ -186,6 +187,13 @@ export const METRIC_DEFINITIONS = {
     help: 'Requests ended without being served: time bounds, oversized headers, malformed HTTP, unknown tools and methods, batches.',
     labelNames: ['reason'],
     zero: { reason: REFUSAL_REASONS },
+  },
+  oauthEvents: {
+    kind: 'counter',
+    name: 'mcp_gateway_oauth_events_total',
+    help: 'Audited events of the built-in authorization server (AUTH_SERVER=builtin), by event and outcome (an OAuth error code, or ok).',
+    labelNames: ['event', 'outcome'],
+    zero: { event: OAUTH_EVENTS, outcome: ['ok'] },
   },
   lateReplies: {
     kind: 'counter',

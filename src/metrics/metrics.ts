@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Registry, type RegistryContentType } from 'prom-
 import type { AuthFailureReason } from '../core/auth-reasons.ts';
 import { DEPRECATED_TARGET_ALIASES, ERROR_CODES, READ_TARGETS } from '../core/contract.ts';
 import { MCP_METHODS } from '../core/mcp-methods.ts';
+import type { OAuthEvent, OAuthOutcome } from '../core/oauth-events.ts';
 import type { RefusalReason } from '../core/refusal-reasons.ts';
 import {
   type CacheGauge,
@@ -140,6 +141,8 @@ export interface GatewayMetrics {
   watchWorkbookPool(load: () => WorkbookPoolGauge): void;
   workbookRejected(reason: WorkbookRejectReason): void;
   refused(reason: RefusalReason): void;
+  /** One audited event of the built-in authorization server. */
+  oauthEvent(event: OAuthEvent, outcome: OAuthOutcome): void;
   /** One answer dropped because its request was already answered (src/http/late-reply.ts). */
   lateReply(): void;
   /** The exposition text for `GET /metrics`. */
@@ -257,6 +260,7 @@ function recorder(
     servedMessages,
     workbookRejected,
     refusals,
+    oauthEvents,
     lateReplies,
   } = metrics;
   // Each label set's series bound once (series.ts): the upstream histogram every call observes.
@@ -295,6 +299,7 @@ function recorder(
     },
     workbookRejected: (reason) => workbookRejected.inc({ reason }),
     refused: (reason) => refusals.inc({ reason }),
+    oauthEvent: (event, outcome) => oauthEvents.inc({ event, outcome }),
     lateReply: () => lateReplies.inc(),
     render: async () => (await exposition(registry, options.exemplars === true, undefined)).body,
     exposition: (accept) => exposition(registry, options.exemplars === true, accept),

@@ -15,7 +15,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ROOT } from './bin.ts';
 import { isCI } from './ci.ts';
 import { freePort } from './dagu.ts';
-import { type CallbackParams, type UserCredentials, walkToRedirect } from './oauth-clients.ts';
+import {
+  type AgentPage,
+  type AgentPost,
+  type CallbackParams,
+  type UserCredentials,
+  walkToRedirect,
+} from './oauth-clients.ts';
 
 /** kc.sh of the installed Keycloak, or why there is none (a failure under CI). */
 export function keycloakScript(): { path: string } | { reason: string } {
@@ -322,26 +328,32 @@ function firstForm(
 }
 
 /**
+ * One page of Keycloak's sign-in as a user answers it: the login form filled in, the consent page's
+ * "Yes"; anything else (an error page) throws with Keycloak's message.
+ */
+export function answerKeycloakPage({ url, status, text }: AgentPage, user: UserCredentials): AgentPost {
+  const form = firstForm(text);
+  const fields = new URLSearchParams();
+  for (const [name, value] of form?.inputs ?? []) fields.set(name, value);
+  if (form?.inputs.has('username') && form.inputs.has('password')) {
+    fields.set('username', user.login);
+    fields.set('password', user.password);
+  } else if (form?.buttons.has('accept')) {
+    // The consent page's "Yes" button.
+    fields.set('accept', '');
+  } else {
+    const feedback = /class="[^"]*kc-feedback-text[^"]*"[^>]*>([^<]*)</.exec(text)?.[1]?.trim();
+    throw new Error(
+      `Keycloak stopped at ${url.pathname}: HTTP ${status} ${feedback ?? /<form[\s\S]*?<\/form>/.exec(text)?.[0] ?? text.slice(0, 300)}`,
+    );
+  }
+  return { url: new URL(form.action, url), form: fields };
+}
+
+/**
  * The user agent at Keycloak: fills the login form, accepts the consent page, and returns what came
  * back to the redirect URI (`code`, `state`, `iss`, or `error`).
  */
 export function authorizeWithKeycloak(authorizationUrl: URL, user: UserCredentials): Promise<CallbackParams> {
-  return walkToRedirect(authorizationUrl, ({ url, status, text }) => {
-    const form = firstForm(text);
-    const fields = new URLSearchParams();
-    for (const [name, value] of form?.inputs ?? []) fields.set(name, value);
-    if (form?.inputs.has('username') && form.inputs.has('password')) {
-      fields.set('username', user.login);
-      fields.set('password', user.password);
-    } else if (form?.buttons.has('accept')) {
-      // The consent page's "Yes" button.
-      fields.set('accept', '');
-    } else {
-      const feedback = /class="[^"]*kc-feedback-text[^"]*"[^>]*>([^<]*)</.exec(text)?.[1]?.trim();
-      throw new Error(
-        `Keycloak stopped at ${url.pathname}: HTTP ${status} ${feedback ?? /<form[\s\S]*?<\/form>/.exec(text)?.[0] ?? text.slice(0, 300)}`,
-      );
-    }
-    return { url: new URL(form.action, url), form: fields };
-  });
+  return walkToRedirect(authorizationUrl, (page) => answerKeycloakPage(page, user));
 }

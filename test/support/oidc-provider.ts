@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import Provider, {
   type Adapter,
   type AdapterPayload,
+  type ClientMetadata,
   type Configuration,
   errors,
   type JWK,
@@ -45,6 +46,15 @@ export interface AuthorizationServerOptions {
    * with, and the MCP SDKs register with the scope of the first challenge. Default true (pinned).
    */
   pinClientScopes?: boolean;
+  /**
+   * `false` stands in for Entra ID, Cognito or Google: no registration endpoint and no resource
+   * indicators (tokens are for the client itself), only the clients in `clients`. Default true.
+   */
+  mcpFeatures?: boolean;
+  /** Clients registered by an administrator (the gateway's confidential client upstream). */
+  clients?: ClientMetadata[];
+  /** Claims of each account beyond `sub` (`email`, `groups`), put in its ID tokens. */
+  accountClaims?: Record<string, Record<string, unknown>>;
 }
 
 export interface AuthorizationServer {
@@ -194,14 +204,20 @@ export async function startAuthorizationServer(
   const { port } = server.address() as AddressInfo;
   const issuer = `http://127.0.0.1:${port}`;
 
+  const mcpFeatures = options.mcpFeatures ?? true;
   const configuration = (): Configuration => ({
     adapter: memoryAdapterFactory(store, options.pinClientScopes ?? true),
     jwks: { keys },
     cookies: { keys: cookieKeys },
-    scopes: configuredScopes,
-    claims: { openid: ['sub'] },
+    scopes: mcpFeatures ? configuredScopes : ['openid', 'offline_access'],
+    claims: { openid: ['sub', 'groups', 'email', 'preferred_username'] },
+    // The account's claims go into its ID token, as Entra ID and Cognito put `email` and `groups` there.
+    conformIdTokenClaims: mcpFeatures,
+    ...(options.clients ? { clients: options.clients } : {}),
     async findAccount(_ctx, id) {
-      return Object.hasOwn(accounts, id) ? { accountId: id, claims: () => ({ sub: id }) } : undefined;
+      return Object.hasOwn(accounts, id)
+        ? { accountId: id, claims: () => ({ sub: id, ...options.accountClaims?.[id] }) }
+        : undefined;
     },
     pkce: { required: () => true },
     clientDefaults: {
@@ -211,12 +227,12 @@ export async function startAuthorizationServer(
     },
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true },
+      registration: { enabled: mcpFeatures },
       clientCredentials: { enabled: true },
       revocation: { enabled: true },
       introspection: { enabled: true },
       resourceIndicators: {
-        enabled: true,
+        enabled: mcpFeatures,
         // A code exchange or refresh without `resource` gets a token for the resource it was granted for.
         useGrantedResource: () => true,
         getResourceServerInfo(_ctx, resourceIndicator, client) {

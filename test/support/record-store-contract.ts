@@ -47,6 +47,17 @@ export function recordStoreContract(open: () => Promise<RecordStore>): void {
     await until(async () => (await store.get('short')) === undefined, 5_000, 'the replaced record to expire');
   });
 
+  test('take: the record removed as it is read; of two takers at once, one gets it', async () => {
+    await store.put('taken', { n: 1 }, 60);
+    const both = await Promise.all([store.take('taken'), store.take('taken')]);
+    assert.deepEqual(
+      both.filter((value) => value !== undefined),
+      [{ n: 1 }],
+    );
+    assert.equal(await store.get('taken'), undefined);
+    assert.equal(await store.take('never-written'), undefined);
+  });
+
   test('a set lives as long as its longest-lived member, and lists its members', async () => {
     await store.addToSet('set', 'x', 1);
     await store.addToSet('set', 'y', 3600);

@@ -157,3 +157,32 @@ describe('a gateway with JWT authentication', () => {
     }
   });
 });
+
+describe('the Host/Origin check and PUBLIC_URL', () => {
+  test('the gateway’s own origin passes (its pages post from there); another origin is still refused', async () => {
+    const config = loadConfig({
+      HOST: '0.0.0.0',
+      AUDIT_LOG: join(tempDir(), 'audit.log'),
+      DAGU_URL: CLOSED_PORT_DAGU,
+      PUBLIC_URL: 'https://gateway.example',
+      ALLOWED_HOSTS: 'gateway.example',
+      AUTH_ALLOW_ANONYMOUS: 'true',
+    });
+    const gateway = await buildApp(config, { logger: false });
+    try {
+      const from = (origin: string) =>
+        gateway.app.inject({ method: 'GET', url: '/healthz', headers: { host: 'gateway.example', origin } });
+      assert.equal((await from('https://gateway.example')).statusCode, 200);
+      const other = await from('https://host.example');
+      assert.equal(other.statusCode, 403);
+      assert.equal(other.json().code, 'invalid_origin');
+      assert.equal(
+        (await from('http://gateway.example')).statusCode,
+        403,
+        'the scheme is part of the origin',
+      );
+    } finally {
+      await gateway.close();
+    }
+  });
+});

@@ -64,7 +64,15 @@ export async function openEmbeddedStore(
   options: { sweepMs?: number } = {},
 ): Promise<RecordStore> {
   const db: Db = new ClassicLevel<string, Stored>(folder, { valueEncoding: 'json' });
-  await db.open();
+  try {
+    await db.open();
+  } catch (error) {
+    // LevelDB's lock: one process per folder. Replicas share their state through Redis instead.
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'LEVEL_LOCKED') throw error;
+    throw new Error(
+      `the state folder ${folder} is in use by another gateway process; give each its own folder, or share state through Redis`,
+    );
+  }
   const { serially, drained } = perKeyQueue();
   await sweep(db);
   const sweeper = setInterval(
@@ -95,6 +103,12 @@ export async function openEmbeddedStore(
     async remove(keys) {
       await Promise.all(keys.map((key) => serially(key, () => db.del(key))));
     },
+    take: (key) =>
+      serially(key, async () => {
+        const record = await live(db, key);
+        if (record !== undefined) await db.del(key);
+        return record?.v;
+      }),
     addToSet: (key, member, ttlSeconds) =>
       serially(key, async () => {
         const previous = await live(db, key);

@@ -1,10 +1,12 @@
+import { errors } from 'oidc-provider';
 import type { RecordStore } from './record-store.ts';
 
 /**
  * `oidc-provider`'s adapter over a RecordStore: each model instance is a record `<Model>:<id>` with the
  * lifetime the provider gives it, a session is also found by its `uid`, a device flow by its user
  * code, and each grant keeps the set of its tokens and codes so that revoking the grant removes them
- * all (a revoked refresh token's access tokens included). The provider's contract is its `Adapter`
+ * all (a revoked refresh token's access tokens included). A code or refresh token is consumed once
+ * across every replica (see `consume`). The provider's contract is its `Adapter`
  * interface (oidc-provider's `lib/adapters/memory_adapter.js` is its reference implementation).
  */
 
@@ -41,6 +43,11 @@ const GRANTABLE: ReadonlySet<string> = new Set([
 const grantKey = (grantId: string) => `grant:${grantId}`;
 const sessionUidKey = (uid: string) => `sessionUid:${uid}`;
 const userCodeKey = (userCode: string) => `userCode:${userCode}`;
+const consumedKey = (recordKey: string) => `consumed:${recordKey}`;
+
+/** Seconds until a payload's `exp` (at least 1); an hour when it has none. */
+const secondsLeft = (payload: AdapterPayload): number =>
+  typeof payload.exp === 'number' ? Math.max(1, payload.exp - Math.floor(Date.now() / 1000)) : 3600;
 
 const asPayload = (value: unknown): AdapterPayload | undefined =>
   value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -51,15 +58,31 @@ function withoutScope({ scope: _pinned, ...rest }: AdapterPayload): AdapterPaylo
   return rest;
 }
 
-/** The adapter factory `oidc-provider` takes as its `adapter` option: one adapter per model name. */
-export function providerAdapter(store: RecordStore): (model: string) => ProviderAdapter {
+/**
+ * The adapter factory `oidc-provider` takes as its `adapter` option: one adapter per model name.
+ * `fileClients` are the administrator's pre-registered clients, read before the stored ones (and
+ * looked up on every find, so that a reload of their file takes effect at once).
+ */
+export function providerAdapter(
+  store: RecordStore,
+  fileClients: () => ReadonlyMap<string, Readonly<AdapterPayload>> = () => new Map(),
+): (model: string) => ProviderAdapter {
   return (model) => {
     const key = (id: string) => `${model}:${id}`;
-    const find = async (id: string | undefined) =>
+    const stored = async (id: string | undefined) =>
       id === undefined ? undefined : asPayload(await store.get(key(id)));
+    const find =
+      model === 'Client'
+        ? async (id: string | undefined) =>
+            (id === undefined ? undefined : fileClients().get(id)) ?? stored(id)
+        : stored;
     const idAt = async (indexKey: string) => {
       const id = await store.get(indexKey);
       return typeof id === 'string' ? id : undefined;
+    };
+    const revokeByGrantId = async (grantId: string) => {
+      const members = await store.members(grantKey(grantId));
+      await store.remove([...members, grantKey(grantId)]);
     };
     return {
       async upsert(id, payload, expiresIn) {
@@ -82,16 +105,20 @@ export function providerAdapter(store: RecordStore): (model: string) => Provider
       findByUserCode: async (userCode) => find(await idAt(userCodeKey(userCode))),
       async consume(id) {
         const payload = await find(id);
-        if (payload !== undefined)
-          await store.replace(key(id), { ...payload, consumed: Math.floor(Date.now() / 1000) });
+        if (payload === undefined) return;
+        // oidc-provider checks `consumed`, then consumes: two redemptions at once (on two replicas)
+        // would both pass its check. The first to write the marker consumes; the other is a replay,
+        // refused and its grant revoked as oidc-provider does with a used code or refresh token.
+        if (!(await store.putIfAbsent(consumedKey(key(id)), true, secondsLeft(payload)))) {
+          if (typeof payload.grantId === 'string') await revokeByGrantId(payload.grantId);
+          throw new errors.InvalidGrant('grant already used');
+        }
+        await store.replace(key(id), { ...payload, consumed: Math.floor(Date.now() / 1000) });
       },
       async destroy(id) {
         await store.remove([key(id)]);
       },
-      async revokeByGrantId(grantId) {
-        const members = await store.members(grantKey(grantId));
-        await store.remove([...members, grantKey(grantId)]);
-      },
+      revokeByGrantId,
     };
   };
 }

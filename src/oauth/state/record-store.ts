@@ -16,6 +16,8 @@ export interface RecordStore {
   /** Replaces a record's value and keeps its lifetime; false when there was none. */
   replace(key: string, value: unknown): Promise<boolean>;
   remove(keys: readonly string[]): Promise<void>;
+  /** The record, removed in the same step: of callers taking one key at once, one gets it. */
+  take(key: string): Promise<unknown>;
   /** Adds a member to a set, whose lifetime grows to the longest of its members' (undefined: forever). */
   addToSet(key: string, member: string, ttlSeconds?: number): Promise<void>;
   members(key: string): Promise<string[]>;

@@ -23,6 +23,12 @@ else
 end
 return 1`;
 
+// KEYS[1] the record: its value, deleted in the same step (GETDEL, on Redis older than 6.2 too).
+const TAKE = `
+local value = redis.call('GET', KEYS[1])
+if value then redis.call('DEL', KEYS[1]) end
+return value`;
+
 /** Whole seconds, at least one (Redis counts in seconds; a fraction must not mean "no lifetime"). */
 const seconds = (ttl: number) => Math.max(1, Math.ceil(ttl));
 
@@ -64,6 +70,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Record
     },
     async remove(keys) {
       if (keys.length > 0) await redis.del(...keys);
+    },
+    async take(key) {
+      return decode((await redis.eval(TAKE, 1, key)) as string | null);
     },
     async addToSet(key, member, ttlSeconds) {
       await redis.eval(

@@ -7,8 +7,7 @@
 // replica had received and not answered (its debug request log counts them); while Dagu is down only
 // `resource_unavailable`, and none once every replica's /readyz reports Dagu back.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -17,6 +16,7 @@ import { type BinProcess, baseEnv, ensureBuilt, startBin } from '../../support/b
 import { skipUnlessCI } from '../../support/ci.ts';
 import { DAGU_PIN, freePort } from '../../support/dagu.ts';
 import { deployTool, repoPath } from '../../support/deploy-tools.ts';
+import { type RunningHaproxy, startHaproxy, waitFor } from '../../support/haproxy.ts';
 import { type RedisServer, startRedis } from '../../support/redis.ts';
 import { RestartableDagu } from '../../support/restartable-dagu.ts';
 
@@ -24,7 +24,6 @@ const CALLERS = 8;
 const DRAIN_MS = 1500;
 /** The replica that is killed: it logs each MCP request as it begins and ends (LOG_LEVEL=debug). */
 const KILLED = 1;
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /**
  * The MCP calls a replica received, and those it had not answered when it died, from its request log
@@ -64,12 +63,11 @@ describe('a fleet of three replicas behind HAProxy loses nothing', () => {
   const key = newApiKey('fleet');
   const replicas: Array<{ port: number; process?: BinProcess }> = [];
   const outcomes: Outcome[] = [];
-  let haproxy: ChildProcess | undefined;
+  let haproxy: RunningHaproxy | undefined;
   let redis: RedisServer | undefined;
   let dagu: RestartableDagu | undefined;
   let home = '';
   let frontUrl = '';
-  let statsUrl = '';
   let keysFile = '';
   let calling = false;
   let callers: Array<Promise<void>> = [];
@@ -93,26 +91,9 @@ describe('a fleet of three replicas behind HAProxy loses nothing', () => {
     });
   };
 
-  /** HAProxy's view of each server of a backend: `UP`, `DOWN`, … (its stats CSV). */
-  const serverStates = async (backend: string): Promise<Record<string, string>> => {
-    const csv = await (await fetch(`${statsUrl}/stats;csv`)).text();
-    const states: Record<string, string> = {};
-    for (const line of csv.split('\n')) {
-      const [proxy, server, ...fields] = line.split(',');
-      if (proxy === backend && server?.startsWith('gateway')) states[server] = fields[15] ?? '';
-    }
-    return states;
-  };
-  const waitFor = async (what: string, check: () => Promise<boolean>, withinMs = 30_000) => {
-    const deadline = performance.now() + withinMs;
-    while (!(await check())) {
-      assert.ok(performance.now() < deadline, `${what} within ${withinMs} ms`);
-      await sleep(50);
-    }
-  };
   const allUp = () =>
     waitFor('every replica UP in HAProxy', async () =>
-      Object.values(await serverStates('ready')).every((state) => state === 'UP'),
+      Object.values(await haproxy!.serverStates('ready')).every((state) => state === 'UP'),
     );
 
   const call = async (): Promise<string> => {
@@ -148,39 +129,15 @@ describe('a fleet of three replicas behind HAProxy loses nothing', () => {
     await dagu.start();
     for (let index = 0; index < 3; index += 1) replicas.push({ port: await freePort() });
     await Promise.all(replicas.map((_replica, index) => startReplica(index)));
-    const front = await freePort();
-    const stats = await freePort();
-    frontUrl = `http://127.0.0.1:${front}`;
-    statsUrl = `http://127.0.0.1:${stats}`;
-    const log = openSync(join(home, 'haproxy.log'), 'a');
-    haproxy = spawn(haproxyTool.path!, ['-db', '-f', repoPath('deploy', 'haproxy', 'haproxy.cfg')], {
-      stdio: ['ignore', log, log],
-      detached: true,
-      env: {
-        ...baseEnv(),
-        HAPROXY_BIND: `127.0.0.1:${front}`,
-        HAPROXY_STATS: `127.0.0.1:${stats}`,
-        GATEWAY_1: `127.0.0.1:${replicas[0]!.port}`,
-        GATEWAY_2: `127.0.0.1:${replicas[1]!.port}`,
-        GATEWAY_3: `127.0.0.1:${replicas[2]!.port}`,
-      },
-    });
-    await waitFor('HAProxy stats', () =>
-      fetch(`${statsUrl}/stats;csv`).then(
-        (response) => response.ok,
-        () => false,
-      ),
-    );
+    const [first, second, third] = replicas.map((replica) => `127.0.0.1:${replica.port}`);
+    haproxy = await startHaproxy(haproxyTool.path!, home, [first!, second!, third!]);
+    frontUrl = haproxy.frontUrl;
     await allUp();
   });
   after(async () => {
     calling = false;
     await Promise.all(callers);
-    if (haproxy?.pid !== undefined && haproxy.exitCode === null) {
-      const exited = new Promise((done) => haproxy!.once('exit', done));
-      process.kill(-haproxy.pid, 'SIGTERM');
-      await exited;
-    }
+    await haproxy?.stop();
     await Promise.all(replicas.map((replica) => replica.process?.stop()));
     await redis?.stop();
     await dagu?.stop();
@@ -238,7 +195,10 @@ describe('a fleet of three replicas behind HAProxy loses nothing', () => {
     // 'close': the process is gone and its output read to the end.
     await closed;
     const killedCalls = mcpCallsOf(killed.process!.stdout());
-    await waitFor('the killed replica DOWN', async () => (await serverStates('ready')).gateway2 === 'DOWN');
+    await waitFor(
+      'the killed replica DOWN',
+      async () => (await haproxy!.serverStates('ready')).gateway2 === 'DOWN',
+    );
     await more(20);
     const lostToKill = failed(
       outcomes.filter((outcome) => outcome.sentAt < killedAt && outcome.doneAt >= killedAt),
@@ -301,8 +261,7 @@ describe('a fleet of three replicas behind HAProxy loses nothing', () => {
         `#   Dagu restart: ${tally(daguPhase)}; once /readyz reported it back (${((readyAgainAt - daguBackAt) / 1000).toFixed(1)} s after its start): ${tally(since(readyAgainAt))}`,
       ].join('\n')}\n`,
     );
-    const haproxyLog = () =>
-      readFileSync(join(home, 'haproxy.log'), 'utf8').split('\n').slice(-20).join('\n');
+    const haproxyLog = () => haproxy!.logTail();
     assert.deepEqual(failed(warmUp), [], `warm-up: ${tally(warmUp)}`);
     assert.deepEqual(failed(rolling), [], `rolling restart: ${tally(rolling)}\n${haproxyLog()}`);
     assert.deepEqual(failed(afterKill), [], `calls sent after the SIGKILL: ${tally(afterKill)}`);

@@ -1,15 +1,18 @@
-// `npm run demo` as a newcomer runs it: its own Dagu, the gateway, and (with `--oauth`) an
-// authorization server and one walk through the MCP authorization flow, printed step by step.
+// `npm run demo` as a newcomer runs it: its own Dagu, the gateway, and (with `--oauth`) the gateway's
+// built-in authorization server signing in at a local OpenID provider without a registration endpoint,
+// one walk through the MCP authorization flow printed step by step, and a client signing in as printed.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { INSPECTOR_NPX } from '../../../scripts/client-snippets.ts';
 import { testTools } from '../../../scripts/test-tools.mjs';
 import { ROOT } from '../../support/bin.ts';
+import { BrowserAgent, GatewayOAuthProvider } from '../../support/builtin-as.ts';
 import { freePort } from '../../support/dagu.ts';
 import { withClient } from '../../support/gateway.ts';
+import { connectWithOAuth, readDags } from '../../support/oauth-clients.ts';
 import { runToEnd } from '../../support/run.ts';
 
 interface RunningDemo {
@@ -86,31 +89,46 @@ async function startDemo(
   };
 }
 
-test('npm run demo -- --oauth walks the authorization flow, and prints one story: entries without a header, Inspector lines with its token', async () => {
-  const demo = await startDemo(['--oauth']);
-  try {
+describe('npm run demo -- --oauth: the built-in authorization server, signing in at a provider without registration', () => {
+  let demo: RunningDemo;
+  let output: string;
+  let mcpUrl: string;
+  before(async () => {
+    demo = await startDemo(['--oauth']);
     await demo.printed(/The gateway's log and audit lines follow\.\n/);
-    const output = demo.stdout();
-    const mcpUrl = `http://127.0.0.1:${demo.port}/mcp`;
+    output = demo.stdout();
+    mcpUrl = `http://127.0.0.1:${demo.port}/mcp`;
+  });
+  after(() => demo?.stop());
+
+  test('the walk: the gateway names itself as authorization server, registers the client, a token for its MCP URL reads; one story, entries without a header, Inspector lines with its token', async () => {
+    const gateway = `http://127\\.0\\.0\\.1:${demo.port}`;
     assert.match(
       output,
       new RegExp(
-        `WWW-Authenticate: Bearer realm="dagu-mcp-gateway", resource_metadata="http://127\\.0\\.0\\.1:${demo.port}/\\.well-known/oauth-protected-resource/mcp", scope="dagu\\.read"`,
+        `WWW-Authenticate: Bearer realm="dagu-mcp-gateway", resource_metadata="${gateway}/\\.well-known/oauth-protected-resource/mcp", scope="dagu\\.read"`,
       ),
     );
-    assert.match(output, /scopes_supported \["dagu\.read","dagu\.workbook"\]/);
-    assert.match(output, new RegExp(`token: aud "${mcpUrl.replaceAll('.', '\\.')}", scope "dagu\\.read"`));
+    assert.match(
+      output,
+      new RegExp(
+        `authorization_servers \\["${gateway}"\\], scopes_supported \\["dagu\\.read","dagu\\.workbook"\\]`,
+      ),
+    );
+    assert.match(output, new RegExp(`registration_endpoint "${gateway}/oauth/register"`));
+    assert.match(output, /the gateway's consent page \(1 shown\), then the sign-in at the provider as demo/);
+    assert.match(output, new RegExp(`iss "${gateway}", aud "${gateway}/mcp", scope "dagu\\.read"`));
     const dags = Number(/with it: (\d+) DAGs/.exec(output)?.[1]);
     assert.ok(dags > 0, output);
     const token = /^ {5}(ey[\w-]+\.[\w-]+\.[\w-]+)$/m.exec(output)?.[1];
-    assert.ok(token, 'step 4 prints the token');
+    assert.ok(token, 'step 5 prints the token');
     // One story: OAuth, not "a credential (AUTH_* is set)" nor a placeholder to fill in.
-    assert.match(output, /^Access: {3}OAuth\./m);
+    assert.match(output, /^Access: {3}OAuth, the gateway being its own authorization server/m);
     assert.doesNotMatch(output, /AUTH_\* is set|<your API key or JWT>/);
-    // Hosts that sign in carry no header; the Inspector's CLI line over HTTP carries the token of step 4, its web UI line says to paste it.
+    // Hosts that sign in carry no header; the Inspector's CLI line over HTTP carries the token of step 5, its web UI line says to paste it.
     const bearers = [...output.matchAll(/Authorization: Bearer ([^"\s]+)/g)].map((match) => match[1]);
     assert.deepEqual(bearers, [token]);
-    assert.match(output, /Authentication: Bearer <the token of step 4>/);
+    assert.match(output, /Authentication: Bearer <the token of step 5>/);
     // The walk's audit lines wait until the banner is printed.
     const banner = output.slice(0, output.indexOf("The gateway's log and audit lines follow."));
     assert.doesNotMatch(banner, /"event":|"level":/);
@@ -129,9 +147,56 @@ test('npm run demo -- --oauth walks the authorization flow, and prints one story
       (JSON.parse(ran.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name),
       ['dagu_read'],
     );
-  } finally {
-    await demo.stop();
-  }
+  });
+
+  test('with the printed URLs and user: the gateway serves its RFC 8414 metadata, the provider has no registration endpoint, and the TypeScript SDK client signs in through the gateway and reads', async () => {
+    const printedMcp = /^MCP URL: {2}(\S+)$/m.exec(output)?.[1];
+    const signIn = /^Sign-in: {2}(\S+) /m.exec(output)?.[1] ?? '';
+    const password = /user demo, password (\S+)\.$/m.exec(output)?.[1];
+    assert.equal(printedMcp, mcpUrl);
+    assert.match(signIn, /^http:\/\/127\.0\.0\.1:\d+$/, output);
+    assert.ok(password, "the banner prints the demo user's password");
+    const gatewayOrigin = new URL(mcpUrl).origin;
+    const served = await fetch(`${gatewayOrigin}/.well-known/oauth-authorization-server`);
+    assert.equal(served.status, 200);
+    const metadata = (await served.json()) as Record<string, unknown>;
+    assert.equal(metadata.issuer, gatewayOrigin);
+    assert.equal(metadata.registration_endpoint, `${gatewayOrigin}/oauth/register`);
+    assert.deepEqual(metadata.code_challenge_methods_supported, ['S256']);
+    const upstream = (await (await fetch(`${signIn}/.well-known/openid-configuration`)).json()) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(upstream.issuer, signIn);
+    assert.equal(upstream.registration_endpoint, undefined);
+
+    const user = { login: 'demo', password };
+    const agent = new BrowserAgent(user, gatewayOrigin);
+    const provider = new GatewayOAuthProvider({
+      user,
+      agent,
+      upstreamOrigin: signIn,
+      scope: 'dagu.read',
+      clientName: 'demo test (TypeScript SDK)',
+    });
+    const connection = await connectWithOAuth(mcpUrl, provider);
+    try {
+      assert.ok((await readDags(connection.client)).length > 0);
+      assert.equal(agent.consentPages, 1);
+      // The user agent went to the provider the banner names.
+      assert.ok(
+        agent.steps.some((step) => step.url.startsWith(`${signIn}/`)),
+        JSON.stringify(agent.steps),
+      );
+      const claims = JSON.parse(
+        Buffer.from(provider.tokens()!.access_token.split('.')[1] ?? '', 'base64url').toString(),
+      ) as Record<string, unknown>;
+      assert.equal(claims.aud, mcpUrl);
+      assert.equal(claims.sub, 'demo');
+    } finally {
+      await connection.close();
+    }
+  });
 });
 
 test('a second npm run demo on a busy port says which port and which setting moves it, in one line, no stack', async () => {

@@ -8,6 +8,7 @@ import {
   type FileKind,
   parseDocument,
   readConfigFile,
+  schemaProblems,
   watchConfigFile,
 } from '../../../src/auth/watched-file.ts';
 import { recordingLog } from '../../support/auth-helpers.ts';
@@ -58,6 +59,26 @@ describe('parseDocument and readConfigFile', () => {
       (error: unknown) => error instanceof ConfigFileError && error.problems[0] === 'cannot read: ENOENT',
     );
   });
+});
+
+test('schemaProblems: one line per place in the file, dotted, each once; the document itself as file', () => {
+  const refusal = (instancePath: string, message: string) => ({
+    instancePath,
+    message,
+    keyword: 'x',
+    schemaPath: '#',
+    params: {},
+  });
+  const errors = [
+    refusal('/clients/0/client_id', 'must match pattern'),
+    refusal('/clients/0/client_id', 'must match pattern'),
+    refusal('', "must have required property 'clients'"),
+  ];
+  assert.deepEqual(schemaProblems(errors), [
+    'clients.0.client_id: must match pattern',
+    "file: must have required property 'clients'",
+  ]);
+  assert.deepEqual(schemaProblems(undefined), []);
 });
 
 describe('watchConfigFile', () => {

@@ -10,11 +10,11 @@ describe('embedded store (LevelDB)', () => {
   recordStoreContract(() => openEmbeddedStore(folder));
 });
 
-test('a second handle on a folder in use is refused, not shared', async () => {
+test('a second handle on a folder in use is refused, not shared, with an error that names the way out', async () => {
   const folder = tempDir('oauth-state-');
   const first = await openEmbeddedStore(folder);
   try {
-    await assert.rejects(openEmbeddedStore(folder));
+    await assert.rejects(openEmbeddedStore(folder), /is in use by another gateway process.*Redis/);
   } finally {
     await first.close();
   }

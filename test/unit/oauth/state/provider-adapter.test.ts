@@ -33,6 +33,18 @@ test('consume marks a code used and keeps it', async () => {
   assert.equal(await codes.find('missing'), undefined, 'consuming nothing writes nothing');
 });
 
+test('a refresh token consumed twice at once (two replicas): one consume succeeds, the other is refused invalid_grant and the grant revoked', async () => {
+  const refresh = providerAdapter(store)('RefreshToken');
+  const exp = Math.floor(Date.now() / 1000) + 3600;
+  await refresh.upsert('r-race', { grantId: 'g-race', exp }, 3600);
+  await refresh.upsert('r-other', { grantId: 'g-race', exp }, 3600);
+  const outcomes = await Promise.allSettled([refresh.consume('r-race'), refresh.consume('r-race')]);
+  assert.deepEqual(outcomes.map((outcome) => outcome.status).sort(), ['fulfilled', 'rejected']);
+  const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+  assert.equal((refused.reason as { error?: string }).error, 'invalid_grant');
+  assert.equal(await refresh.find('r-other'), undefined, "the grant's tokens are revoked, as on a replay");
+});
+
 test("revoking a grant removes its code, refresh token and access tokens, and nothing of another grant's", async () => {
   const adapter = providerAdapter(store);
   const [codes, refresh, access] = [
@@ -66,4 +78,25 @@ test('a client is stored without an index and without its registered scope (no p
     grantId: 'not-an-index',
   });
   assert.deepEqual(await store.members('grant:not-an-index'), []);
+});
+
+test('a pre-registered client is found from the file as it is now, before a stored client of the same id', async () => {
+  let file: Map<string, Record<string, unknown>> = new Map([
+    ['team-agent', { client_id: 'team-agent', redirect_uris: ['https://a.example/cb'] }],
+  ]);
+  const clients = providerAdapter(store, () => file)('Client');
+  await clients.upsert('team-agent', {
+    client_id: 'team-agent',
+    redirect_uris: ['https://stored.example/cb'],
+  });
+  assert.deepEqual((await clients.find('team-agent'))?.redirect_uris, ['https://a.example/cb']);
+  file = new Map();
+  assert.deepEqual(
+    (await clients.find('team-agent'))?.redirect_uris,
+    ['https://stored.example/cb'],
+    'a client dropped from the file is no longer found there',
+  );
+  const sessions = providerAdapter(store, () => file)('Session');
+  file = new Map([['file-only', { client_id: 'not-a-session' }]]);
+  assert.equal(await sessions.find('file-only'), undefined, 'only the Client model reads the file');
 });
