@@ -156,7 +156,7 @@ export interface MeasuredProcess {
 export async function startFloor(
   daguUrl: string,
   apiBase: string,
-  options: { nodeArgs?: string[]; server?: 'node:http' | 'fastify' } = {},
+  options: { nodeArgs?: string[]; server?: 'node:http' | 'fastify'; env?: Record<string, string> } = {},
 ) {
   const port = await freePort();
   const child = spawn(
@@ -170,6 +170,7 @@ export async function startFloor(
         FLOOR_DAGU: daguUrl,
         FLOOR_API_BASE: apiBase,
         FLOOR_SERVER: options.server ?? 'node:http',
+        ...options.env,
       },
     },
   );

@@ -2,25 +2,34 @@
 // seeded (bench/heavy-seed.ts), the gateway is started as bench:peer starts it (`npm start`, an API-key
 // caller, rate limits, audit to a file, metrics on, tracing off) with V8's sampling profiler on
 // (`--cpu-prof`), driven with PROFILE_CALLS plain-HTTP tools/calls of one read after PROFILE_WARMUP
-// calls, and stopped; then the floor proxy (bench/floor-proxy.mjs) the same way, on node:http and in a
-// bare Fastify app (FLOOR_SERVER=fastify), one process after another. Each profile is summed
+// calls, and stopped; the floor proxy (bench/floor-proxy.mjs) the same way, on node:http and in a
+// bare Fastify app (FLOOR_SERVER=fastify). After every warm-up, the measured calls are served in
+// PROFILE_ROUNDS rounds, the processes taking turns, so the machine's changing load falls on all
+// alike (the ratios are read within one run). Each profile is summed
 // by self and inclusive time per area (a package, a file of src/, Node's internals, garbage collection)
 // and per function; the areas are printed side by side, the gateway's functions after them.
 //   PROFILE_READ         run2 (default) | run150 | dags | runs | step_log
 //   PROFILE_CONCURRENCY  callers at once (default 1); each caller reads its own target (distinct reads)
+//   PROFILE_ROUNDS       rounds the measured calls are split into, the processes taking turns (default 3)
 //   PROFILE_SAMPLING     0: no profiler, only the CPU per call of each thread (from /proc)
 //   PROFILE_STRACE       1: also count each process's system calls per call (`strace -c -f`, Debian's strace)
 //   BENCH_NODE           a Node binary for the gateway and the floors (another version), else this one
 //   PROFILE_NODE_ARGS    more node flags for the gateway, after npm start's (a V8 setting to compare)
-//   PROFILE_KEEP         a folder to keep the .cpuprofile files in (for Chrome DevTools), else removed
-// The warm-up is profiled too, so the figures are taken from the samples after its last call only.
+//   PROFILE_KEEP         a folder to keep the .cpuprofile and .heapprofile files in (for Chrome DevTools)
+//   PROFILE_ALLOC_CALLS  calls of the allocation cell (default 300; 0: none)
+// The warm-up is profiled too, so the figures are taken from the samples of the measured rounds only.
+// Allocation per call comes from a cell of its own, after the last round: bench/heap-sampler.mjs (loaded
+// with --import) runs V8's sampling heap profiler at an interval of 1 byte over exactly those calls, so
+// every allocation is recorded with its size and stack, freed ones included: bytes and objects per call
+// are counts, not estimates. Recording each allocation slows the process, so that cell gives no time.
 // `/proc` CPU (main thread and the others apart) includes the profiler's own cost; the profile covers
 // the main thread only, while it is not idle (wall time on a shared machine: read it as shares).
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startDagu } from '../test/support/dagu.ts';
 import { heavySeedOptions, seedHeavy } from './heavy-seed.ts';
 import {
@@ -34,24 +43,39 @@ import {
   toolCallJson,
   writeApiKeyFile,
 } from './load.ts';
-import { loadAverage, servedNodeVersion, startGatewayProcess, threadCpuSecondsOf } from './peer-support.ts';
 import {
+  loadAverage,
+  median,
+  ROOT,
+  servedNodeVersion,
+  startGatewayProcess,
+  threadCpuSecondsOf,
+} from './peer-support.ts';
+import {
+  type AllocationTotals,
+  allocationTotals,
   type CpuProfile,
+  compareAllocations,
   compareAreas,
+  type HeapProfile,
   type ProfileTotals,
   profileTotals,
   summarizeTotals,
   syscallsPerCall,
+  type Window,
 } from './profile-summary.ts';
 
 const CALLS = Number(process.env.PROFILE_CALLS ?? 4000);
 const WARMUP = Number(process.env.PROFILE_WARMUP ?? 1500);
 const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 1);
+const ROUNDS = Math.max(1, Number(process.env.PROFILE_ROUNDS ?? 3));
 const READ = process.env.PROFILE_READ ?? 'run2';
 const READS = ['run2', 'run150', 'dags', 'runs', 'step_log'];
 const SAMPLING = process.env.PROFILE_SAMPLING !== '0';
 const STRACE = process.env.PROFILE_STRACE === '1';
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const GATEWAY_NODE_ARGS = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const ALLOC_CALLS = Number(process.env.PROFILE_ALLOC_CALLS ?? 300);
 const PROFILED = ['gateway', 'floor', 'floor-fastify'] as const;
 type Profiled = (typeof PROFILED)[number];
 interface ProfiledPath {
@@ -61,29 +85,103 @@ interface ProfiledPath {
 
 interface Measured {
   line: string;
-  /** Where the measured calls begin, on the profile's clock. */
-  fromMicros: number;
+  /** The spans of the measured calls, on the profile's clock (one per round). */
+  windows: Window[];
   syscalls?: string;
+  allocations?: AllocationTotals;
 }
 
-/** The warm-up, then the measured cell of one process: its rate, and CPU per call by thread (/proc). */
-async function measureOne(name: Profiled, { process: served, http }: ProfiledPath): Promise<Measured> {
-  await measureHttp(http, WARMUP, CONCURRENCY);
-  const tracer = STRACE ? await startStrace(served.pid) : undefined;
-  // V8 stamps samples with CLOCK_MONOTONIC microseconds, the clock of process.hrtime here.
-  const fromMicros = Number(process.hrtime.bigint() / 1000n);
-  const threadsBefore = threadCpuSecondsOf(served.pid);
-  const cell = await measureHttp(http, CALLS, CONCURRENCY);
-  const threads = [...threadCpuSecondsOf(served.pid)].map(
-    ([thread, seconds]) => [thread, ((seconds - (threadsBefore.get(thread) ?? 0)) * 1e6) / CALLS] as const,
+/**
+ * The measured cells, interleaved: after every process's warm-up, ROUNDS rounds in which each process
+ * serves CALLS / ROUNDS calls in turn, so a change in the machine's load falls on all of them alike.
+ * Per process: its rate, CPU per call by thread (/proc) summed over its rounds, and the windows of its
+ * calls; then, with `heapDir`, its allocation cell (bench/heap-sampler.mjs records between two SIGUSR2).
+ */
+async function measureAll(
+  paths: Record<Profiled, ProfiledPath>,
+  heapDir: string | undefined,
+): Promise<Map<Profiled, Measured>> {
+  for (const name of PROFILED) await measureHttp(paths[name].http, WARMUP, CONCURRENCY);
+  const tracers = new Map<Profiled, Awaited<ReturnType<typeof startStrace>>>();
+  if (STRACE) for (const name of PROFILED) tracers.set(name, await startStrace(paths[name].process.pid));
+  const perRound = Math.ceil(CALLS / ROUNDS);
+  const cells = new Map(
+    PROFILED.map((name) => [
+      name,
+      {
+        windows: [] as Window[],
+        cpu: new Map<string, number>(),
+        seconds: 0,
+        p50s: [] as number[],
+        failures: 0,
+      },
+    ]),
   );
-  const syscalls = tracer === undefined ? undefined : syscallsPerCall(await tracer.stop(), CALLS);
-  const all = threads.reduce((sum, [, micros]) => sum + micros, 0);
-  const line =
-    `${name}: ${cell.callsPerSecond.toFixed(0)} calls/s, p50 ${cell.p50Ms.toFixed(2)} ms, ${cell.failures} failed; ` +
-    `CPU ${all.toFixed(0)} µs/call (/proc${SAMPLING || STRACE ? ", the profiler's or strace's own cost included" : ''}): ` +
-    threads.map(([thread, micros]) => `${thread} ${micros.toFixed(0)}`).join(', ');
-  return { line, fromMicros, ...(syscalls === undefined ? {} : { syscalls }) };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of PROFILED) {
+      const { process: served, http } = paths[name];
+      const cell = cells.get(name)!;
+      // V8 stamps samples with CLOCK_MONOTONIC microseconds, the clock of process.hrtime here.
+      const fromMicros = Number(process.hrtime.bigint() / 1000n);
+      const threadsBefore = threadCpuSecondsOf(served.pid);
+      const result = await measureHttp(http, perRound, CONCURRENCY);
+      for (const [thread, seconds] of threadCpuSecondsOf(served.pid)) {
+        const used = seconds - (threadsBefore.get(thread) ?? 0);
+        cell.cpu.set(thread, (cell.cpu.get(thread) ?? 0) + used);
+      }
+      cell.windows.push([fromMicros, Number(process.hrtime.bigint() / 1000n)]);
+      cell.seconds += perRound / result.callsPerSecond;
+      cell.p50s.push(result.p50Ms);
+      cell.failures += result.failures;
+    }
+  }
+  const measured = new Map<Profiled, Measured>();
+  for (const name of PROFILED) {
+    const tracer = tracers.get(name);
+    const syscalls =
+      tracer === undefined ? undefined : syscallsPerCall(await tracer.stop(), perRound * ROUNDS);
+    const allocations =
+      heapDir === undefined
+        ? undefined
+        : await allocationCell(paths[name].process.pid, paths[name].http, heapDir);
+    const cell = cells.get(name)!;
+    const calls = perRound * ROUNDS;
+    const threads = [...cell.cpu].map(([thread, seconds]) => [thread, (seconds * 1e6) / calls] as const);
+    const all = threads.reduce((sum, [, micros]) => sum + micros, 0);
+    const line =
+      `${name}: ${(calls / cell.seconds).toFixed(0)} calls/s, p50 ${median(cell.p50s).toFixed(2)} ms (median of rounds), ` +
+      `${cell.failures} failed; ` +
+      `CPU ${all.toFixed(0)} µs/call (/proc${SAMPLING || STRACE ? ", the profiler's or strace's own cost included" : ''}): ` +
+      threads.map(([thread, micros]) => `${thread} ${micros.toFixed(0)}`).join(', ');
+    measured.set(name, {
+      line,
+      windows: cell.windows,
+      ...(syscalls === undefined ? {} : { syscalls }),
+      ...(allocations === undefined ? {} : { allocations }),
+    });
+  }
+  return measured;
+}
+
+/** ALLOC_CALLS calls between the two signals of bench/heap-sampler.mjs, and the profile it writes. */
+async function allocationCell(pid: number, http: HttpPath, heapDir: string): Promise<AllocationTotals> {
+  const file = join(heapDir, `${pid}.heapprofile`);
+  process.kill(pid, 'SIGUSR2');
+  // The sampler starts on its next turn of the event loop, before it reads the first request.
+  await sleep(200);
+  await measureHttp(http, ALLOC_CALLS, CONCURRENCY);
+  process.kill(pid, 'SIGUSR2');
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`no allocation profile from process ${pid}`);
+    await sleep(50);
+  }
+  const text = readFileSync(file, 'utf8');
+  if (process.env.PROFILE_KEEP) {
+    mkdirSync(process.env.PROFILE_KEEP, { recursive: true });
+    writeFileSync(join(process.env.PROFILE_KEEP, `${pid}-${READ}-c${CONCURRENCY}.heapprofile`), text);
+  }
+  return allocationTotals(JSON.parse(text) as HeapProfile);
 }
 
 /** `strace -c -f` attached to a process until stop(), which returns its table. */
@@ -118,6 +216,7 @@ async function main() {
   const dagu = await startDagu({ generation: 2 });
   const keys = writeApiKeyFile();
   const profileDir = mkdtempSync(join(tmpdir(), 'bench-profile-'));
+  const heapDir = ALLOC_CALLS > 0 ? profileDir : undefined;
   const stops: Array<() => unknown> = [
     () => dagu.stop(),
     () => keys.remove(),
@@ -150,8 +249,15 @@ async function main() {
           return { target: 'run', ...runs[slot % runs.length]! };
       }
     };
-    const profileArgs = (name: string) =>
-      !SAMPLING ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
+    const profileArgs = (name: string) => [
+      ...(SAMPLING
+        ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`]
+        : []),
+      ...(heapDir === undefined
+        ? []
+        : ['--import', pathToFileURL(join(ROOT, 'bench', 'heap-sampler.mjs')).href]),
+    ];
+    const heapEnv: Record<string, string> = heapDir === undefined ? {} : { BENCH_HEAP_DIR: heapDir };
     const request = (
       slot: number,
       id: string,
@@ -172,15 +278,17 @@ async function main() {
         RATE_LIMIT_PER_MINUTE: '1000000',
         MAX_CONCURRENT_CALLS_PER_IDENTITY: '64',
         OTEL_SDK_DISABLED: 'true',
+        ...heapEnv,
       },
       { nodeArgs: [...profileArgs('gateway'), ...GATEWAY_NODE_ARGS] },
     );
     stops.unshift(() => gateway.stop());
-    const floor = await startFloor(dagu.url, dagu.apiBase, { nodeArgs: profileArgs('floor') });
+    const floor = await startFloor(dagu.url, dagu.apiBase, { nodeArgs: profileArgs('floor'), env: heapEnv });
     stops.unshift(() => floor.stop());
     const floorFastify = await startFloor(dagu.url, dagu.apiBase, {
       nodeArgs: profileArgs('floor-fastify'),
       server: 'fastify',
+      env: heapEnv,
     });
     stops.unshift(() => floorFastify.stop());
     const floorPath = (origin: string): HttpPath => ({
@@ -201,8 +309,7 @@ async function main() {
       'floor-fastify': { process: floorFastify, http: floorPath(floorFastify.url) },
     };
     // One after the other: a profile is attribution, not a ratio, and each process has the cores alone.
-    const measured = new Map<Profiled, Measured>();
-    for (const name of PROFILED) measured.set(name, await measureOne(name, paths[name]));
+    const measured = await measureAll(paths, heapDir);
     await Promise.all([gateway.stop(), floor.stop(), floorFastify.stop()]);
     stops.splice(0, 3);
     console.log(
@@ -213,6 +320,13 @@ async function main() {
       console.log('\nsystem calls per call (strace -c -f):');
       for (const name of PROFILED) console.log(`  ${name}: ${measured.get(name)!.syscalls}`);
     }
+    if (heapDir !== undefined) {
+      const allocations = new Map(PROFILED.map((name) => [name, measured.get(name)!.allocations!] as const));
+      console.log(
+        `\nallocation per call (${ALLOC_CALLS} calls after the CPU cell, every allocation recorded):`,
+      );
+      console.log(compareAllocations(allocations, ALLOC_CALLS));
+    }
     if (!SAMPLING) return;
     const totals = new Map<Profiled, ProfileTotals>();
     for (const name of PROFILED) {
@@ -221,7 +335,7 @@ async function main() {
         mkdirSync(process.env.PROFILE_KEEP, { recursive: true });
         writeFileSync(join(process.env.PROFILE_KEEP, `${name}-${READ}-c${CONCURRENCY}.cpuprofile`), text);
       }
-      totals.set(name, profileTotals(JSON.parse(text) as CpuProfile, measured.get(name)!.fromMicros));
+      totals.set(name, profileTotals(JSON.parse(text) as CpuProfile, measured.get(name)!.windows));
     }
     console.log(`\n${compareAreas(totals, CALLS)}`);
     console.log(`\ngateway:\n${summarizeTotals(totals.get('gateway')!, CALLS)}`);

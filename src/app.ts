@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AuditLog } from './audit/audit-log.ts';
 import { authenticationPlugin, meteredCaller } from './auth/authentication.ts';
-import { accessPolicyFor } from './auth/identity.ts';
+import { accessPolicyFor, type Identity } from './auth/identity.ts';
 import type { JwksLoader } from './auth/jwks.ts';
 import { DAGU_CLAIMS } from './auth/jwt.ts';
 import { DEFAULT_SCOPES, supportedScopes } from './auth/scopes.ts';
@@ -15,7 +15,7 @@ import { drainPlugin } from './http/drain.ts';
 import { httpAnswersPlugin } from './http/errors.ts';
 import { healthPlugin } from './http/health.ts';
 import { lateReplyLogHook } from './http/late-reply.ts';
-import { mcpPlugin } from './http/mcp-route.ts';
+import { type Caller, mcpPlugin } from './http/mcp-route.ts';
 import { metricsRoutePlugin } from './http/metrics-route.ts';
 import { protectedResourcePlugin } from './http/protected-resource.ts';
 import { auditRefusal } from './http/refusals.ts';
@@ -174,6 +174,19 @@ async function registerGuards(app: FastifyInstance, config: GatewayConfig, core:
   });
 }
 
+/** The MCP route's caller per identity, made once (an API key's Identity lives as long as its key file). */
+const callers = new WeakMap<Identity, Caller>();
+
+function callerOf(identity: Identity): Caller {
+  let caller = callers.get(identity);
+  if (caller === undefined) {
+    const { id, kind, role } = identity;
+    caller = Object.freeze({ identity: id, identityKind: kind, role, access: accessPolicyFor(identity) });
+    callers.set(identity, caller);
+  }
+  return caller;
+}
+
 /**
  * AUTH_SERVER=builtin: the gateway's own authorization server (src/oauth), loaded only then. Its tokens
  * are verified like any authorization server's, with its key set read in-process (the keys rotate and
@@ -271,14 +284,6 @@ async function registerPlugins(
     },
     logLevel: mcpRouteLogLevel(app.log.level),
     traceContext: config.tracing !== undefined,
-    caller: (request) => {
-      const identity = request.identity!;
-      return {
-        identity: identity.id,
-        identityKind: identity.kind,
-        role: identity.role,
-        access: accessPolicyFor(identity),
-      };
-    },
+    caller: (request) => callerOf(request.identity!),
   });
 }

@@ -174,14 +174,32 @@ export function readsWorkbook(body: unknown): boolean {
  */
 export const authenticationPlugin = fp(authentication, { name: 'dagu-mcp-authentication', fastify: '5.x' });
 
-/** Whom call metering counts an authenticated request against: its identity (anonymous: by address). */
-export const meteredCaller = ({
+/** Metering facts per identity, made once: an API key keeps one frozen Identity for as long as its file does. */
+const meteredCallers = new WeakMap<Identity, MeteredCaller>();
+
+/**
+ * Whom call metering counts an authenticated request against: its identity, made once per identity
+ * (metering asks twice per call); anonymous callers are told apart by address, so theirs is made each time.
+ */
+export function meteredCaller({
   identity,
   ip,
 }: {
   identity: Identity | null;
   ip: string;
-}): MeteredCaller | undefined =>
-  identity === null
-    ? undefined
-    : { key: identityKey(identity, ip), identity: identity.id, identityKind: identity.kind };
+}): MeteredCaller | undefined {
+  if (identity === null) return undefined;
+  if (identity.kind === 'anonymous') {
+    return { key: identityKey(identity, ip), identity: identity.id, identityKind: identity.kind };
+  }
+  let caller = meteredCallers.get(identity);
+  if (caller === undefined) {
+    caller = Object.freeze({
+      key: identityKey(identity, ip),
+      identity: identity.id,
+      identityKind: identity.kind,
+    });
+    meteredCallers.set(identity, caller);
+  }
+  return caller;
+}

@@ -53,7 +53,7 @@ export interface UpstreamTrace {
   end(status: number | undefined, failure: string | undefined): void;
 }
 
-const PARAM = /\{([A-Za-z][A-Za-z0-9]*)\}/g;
+const PARAM = /\{([A-Za-z][A-Za-z0-9]*)\}/;
 
 /** What a path parameter names, for the not-found message. */
 const PARAM_NOUNS: Readonly<Record<string, string>> = {
@@ -101,7 +101,10 @@ export function isPathStructure(value: string): boolean {
  * cannot name anything: path structure, or a DAG name, run id or step name outside Dagu's rules.
  */
 export function expandRoute(route: string, params: Readonly<Record<string, string>> = {}): string {
-  return route.replace(PARAM, (_match, key: string) => {
+  const parts = routeParts(route);
+  let path = parts[0]!;
+  for (let i = 1; i < parts.length; i += 2) {
+    const key = parts[i]!;
     const value = params[key];
     if (value === undefined) throw new Error(`dagu client: no value for {${key}} in ${route}`);
     // Path structure, or a name Dagu's own rules do not allow (src/dagu/names.ts): nothing to ask for.
@@ -109,8 +112,26 @@ export function expandRoute(route: string, params: Readonly<Record<string, strin
       const noun = PARAM_NOUNS[key] ?? key;
       throw new DaguError('refused_path', `The ${noun} ${shownValue(value)} does not exist.`);
     }
-    return encodeURIComponent(value);
-  });
+    path += encodeURIComponent(value) + parts[i + 1]!;
+  }
+  return path;
+}
+
+/**
+ * A route template split once into its literal text (even indices) and parameter names (odd), so a
+ * call joins strings instead of running a pattern with a callback. Templates are the modules' own
+ * constants, a few dozen; the cap only keeps a mistake from growing the map.
+ */
+const ROUTE_PARTS = new Map<string, readonly string[]>();
+const MAX_ROUTE_TEMPLATES = 256;
+
+function routeParts(route: string): readonly string[] {
+  let parts = ROUTE_PARTS.get(route);
+  if (parts === undefined) {
+    parts = route.split(PARAM);
+    if (ROUTE_PARTS.size < MAX_ROUTE_TEMPLATES) ROUTE_PARTS.set(route, parts);
+  }
+  return parts;
 }
 
 function queryString(query: DaguRequest['query']): string {

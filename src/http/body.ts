@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { refuse } from './refusals.ts';
 
 /** Codes of the body errors below; `installErrorHandlers` answers them as JSON-RPC parse errors. */
@@ -29,20 +29,31 @@ export function installStrictJsonParser(app: FastifyInstance): void {
   });
 }
 
+/** The codings a Content-Encoding header declares, `identity` left out. */
+const declaredCodings = (header: string): string[] =>
+  header
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter((part) => part !== '' && part !== 'identity');
+
 /**
  * A route hook (after authentication, before the body is read): a body in a Content-Encoding the
  * gateway does not decode gets 415, never parsed as if it were plain (RFC 7694: the answer names the
  * coding that is accepted).
  */
-export async function refuseEncodedBodies(request: FastifyRequest, reply: FastifyReply) {
+export function refuseEncodedBodies(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+) {
+  // A callback hook: an async one costs a promise and Fastify's continuation per request.
   const coding = request.headers['content-encoding'];
-  if (coding === undefined) return;
-  const codings = coding
-    .split(',')
-    .map((part) => part.trim().toLowerCase())
-    .filter((part) => part !== '' && part !== 'identity');
-  if (codings.length === 0) return;
-  return refuse(reply, 'unsupported_encoding', {
+  const codings = coding === undefined ? undefined : declaredCodings(coding);
+  if (codings === undefined || codings.length === 0) {
+    done();
+    return;
+  }
+  refuse(reply, 'unsupported_encoding', {
     message: `Unsupported Media Type: Content-Encoding ${codings.join(', ').slice(0, 64)} is not accepted; send the body uncompressed.`,
   });
 }

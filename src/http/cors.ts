@@ -1,5 +1,4 @@
-import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { RESOURCE_METADATA_PREFIX, resourceMetadataPath } from './protected-resource.ts';
 import { originMatcher } from './security.ts';
@@ -46,46 +45,67 @@ export const CORS_EXPOSED_HEADERS = [
  */
 export const CORS_MAX_AGE_SECONDS = 7200;
 
-const pathOf = (request: FastifyRequest) => request.url.split('?', 1)[0] ?? '';
+const pathOf = (request: FastifyRequest) => {
+  const query = request.url.indexOf('?');
+  return query === -1 ? request.url : request.url.slice(0, query);
+};
+
+/** Adds `Origin` to the response's `Vary` (an answer depends on it even when it carries no CORS header). */
+function varyOnOrigin(reply: FastifyReply): void {
+  const vary = reply.getHeader('vary');
+  if (vary === undefined) {
+    reply.header('vary', 'Origin');
+    return;
+  }
+  const text = Array.isArray(vary) ? vary.join(', ') : String(vary);
+  const names = text.split(',').map((name) => name.trim().toLowerCase());
+  if (!names.includes('*') && !names.includes('origin')) reply.header('vary', `${text}, Origin`);
+}
 
 /**
- * CORS for the MCP endpoint and its discovery documents, through `@fastify/cors`, for exactly the
- * origins the Host/Origin check admits (`originMatcher`, loopback rule included, so the two cannot
- * disagree). Registered after the Host/Origin check: a disallowed Origin has already had its 403 and
- * gets no CORS headers. Registered before authentication: a preflight (which carries no credential)
- * is answered 204 here, and the headers set here stay on every later refusal (401, 403, 429), so a
- * browser can read why. Other routes (health, metrics) and requests without an Origin get none.
+ * CORS for the MCP endpoint and its discovery documents, for exactly the origins the Host/Origin check
+ * admits (`originMatcher`, loopback rule included, so the two cannot disagree). Registered after the
+ * Host/Origin check: a disallowed Origin has already had its 403 and gets no CORS headers. Registered
+ * before authentication: a preflight (which carries no credential) is answered 204 here, and the
+ * headers set here stay on every later refusal (401, 403, 429), so a browser can read why. Other routes
+ * (health, metrics) and requests without an Origin get none, only `Vary: Origin`.
+ * The headers are those `@fastify/cors` wrote for these options (reflected origin, no credentials);
+ * written here, a request without an Origin (every non-browser client) costs one header, where the
+ * plugin normalised its options twice per request.
  */
 async function cors(app: FastifyInstance, options: CorsOptions): Promise<void> {
   const admitted = originMatcher(options.allowedOrigins, { loopback: options.loopbackOrigins === true });
   const mcp = options.mcpPath;
   const discovery = new Set([resourceMetadataPath(mcp), RESOURCE_METADATA_PREFIX]);
-  const common = {
-    allowedHeaders: [...CORS_ALLOWED_HEADERS],
-    exposedHeaders: [...CORS_EXPOSED_HEADERS],
-    maxAge: CORS_MAX_AGE_SECONDS,
-    // Bearer credentials travel in `Authorization`, set by the client: no cookies, no credentials mode.
-    credentials: false,
-  } satisfies FastifyCorsOptions;
-  const off: FastifyCorsOptions = { origin: false };
+  const exposed = CORS_EXPOSED_HEADERS.join(', ');
+  const preflightHeaders = (methods: readonly string[]) => ({
+    'access-control-allow-methods': methods.join(', '),
+    'access-control-allow-headers': CORS_ALLOWED_HEADERS.join(', '),
+    'access-control-max-age': String(CORS_MAX_AGE_SECONDS),
+  });
+  const mcpPreflight = preflightHeaders(CORS_MCP_METHODS);
+  const discoveryPreflight = preflightHeaders(CORS_DISCOVERY_METHODS);
 
-  await app.register(fastifyCors, {
-    // Per request: which route, and whether the Origin is admitted. `origin: false` adds nothing, and an
-    // OPTIONS request left unanswered here falls through to the not-found answer, as before.
-    delegator: (request, done) => {
-      const path = pathOf(request);
-      const methods =
-        path === mcp ? CORS_MCP_METHODS : discovery.has(path) ? CORS_DISCOVERY_METHODS : undefined;
-      const origin = request.headers.origin;
-      // An OPTIONS request that is not a preflight is not answered as one (no 400 of the plugin's own).
-      const notPreflight =
-        request.method === 'OPTIONS' && request.headers['access-control-request-method'] === undefined;
-      if (methods === undefined || origin === undefined || notPreflight || !admitted(origin)) {
-        done(null, off);
-        return;
-      }
-      done(null, { ...common, origin: true, methods: [...methods] });
-    },
+  app.addHook('onRequest', (request, reply, done) => {
+    varyOnOrigin(reply);
+    const origin = request.headers.origin;
+    if (origin === undefined) return done();
+    const path = pathOf(request);
+    const preflight = path === mcp ? mcpPreflight : discovery.has(path) ? discoveryPreflight : undefined;
+    // An OPTIONS request that is not a preflight is not answered as one: it falls through to not-found.
+    const isOptions = request.raw.method === 'OPTIONS';
+    if (isOptions && request.headers['access-control-request-method'] === undefined) return done();
+    if (preflight === undefined || !admitted(origin)) return done();
+    // Bearer credentials travel in `Authorization`, set by the client: no cookies, no credentials mode.
+    reply.header('access-control-allow-origin', origin);
+    reply.header('access-control-expose-headers', exposed);
+    if (!isOptions) return done();
+    // Safari (and others) wait for a body on a 204 without a length.
+    reply.headers(preflight).code(204).header('content-length', '0').send();
+  });
+  // An OPTIONS request this hook did not answer (no preflight, another route or origin) is not found.
+  app.options('*', (_request, reply) => {
+    reply.callNotFound();
   });
 }
 

@@ -55,10 +55,14 @@ async function drainConcern(app: FastifyInstance, options: DrainOptions): Promis
     for (const session of sessions) session.close();
   };
 
-  app.addHook('onRequest', async (_request, reply) => {
-    if (drained !== undefined) return closeAfter(reply.raw);
-    inFlight.add(reply.raw);
-    reply.raw.once('close', () => inFlight.delete(reply.raw));
+  // A callback hook: an async one costs a promise and Fastify's continuation per request.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (drained !== undefined) closeAfter(reply.raw);
+    else {
+      inFlight.add(reply.raw);
+      reply.raw.once('close', () => inFlight.delete(reply.raw));
+    }
+    done();
   });
 
   app.decorate('drainReadiness', {

@@ -23,6 +23,7 @@ import { createMcpEndpoint, type McpServerOptions, serverInfo } from '../mcp/ser
 import { READ_TOOL_NAME } from '../mcp/tool.ts';
 import { refuseEncodedBodies } from './body.ts';
 import { jsonRpcError, RPC_ERROR, refuse } from './refusals.ts';
+import { deferredRequestLogger } from './request-logger.ts';
 
 /** Who is calling, as established by the auth hooks that run before this route. */
 export interface Caller {
@@ -91,14 +92,20 @@ export function unservedReason(
 /** Nesting no JSON-RPC request of this endpoint needs; deeper bodies are refused before the SDK. */
 export const MAX_BODY_DEPTH = 32;
 
-/** True when `value` nests deeper than `limit` (iterative: a hostile body cannot overflow the stack). */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth >= limit) return true;
-    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+/**
+ * True when `value` nests deeper than `limit`. Recursive, but never deeper than `limit` + 1 frames
+ * (a hostile body cannot overflow the stack), and walking a body allocates nothing.
+ */
+export function nestsDeeperThan(value: unknown, limit: number, depth = 0): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth >= limit) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestsDeeperThan(item, limit, depth + 1)) return true;
+    return false;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    if (Object.hasOwn(object, key) && nestsDeeperThan(object[key], limit, depth + 1)) return true;
   }
   return false;
 }
@@ -291,12 +298,15 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
       ? undefined
       : createLeanPath({ ...options.server, serverInfo: serverInfo(options.server.version) });
   const parts: EndpointParts = { options, endpoint, nodeHandler, lean };
+  // No pino child per request while the route's level drops its info lines (request-logger.ts).
+  const requestLogger = deferredRequestLogger(app, options.logLevel);
 
   app.route({
     method: 'POST',
     url: options.path,
     bodyLimit: options.bodyLimitBytes,
     ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
+    ...(requestLogger === undefined ? {} : { childLoggerFactory: requestLogger }),
     onRequest: [...(options.onRequest ?? []), refuseEncodedBodies],
     preHandler: [refuseUnservableBatches(options.unserved), ...(options.preHandler ?? [])],
     handler: (request, reply) => serveRequest(parts, request, reply),

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import fp from 'fastify-plugin';
 import { auditRefusal, type RefusalAudit, refuse } from './refusals.ts';
 
@@ -117,15 +117,24 @@ export function hostOriginHook(options: HostOriginOptions) {
     return refuse(reply, code);
   }
 
-  return async function hostOriginCheck(request: FastifyRequest, reply: FastifyReply) {
+  // A callback hook (an async one costs a promise and Fastify's continuation per request); a refusal
+  // answers and ends the chain by not calling `done`.
+  return function hostOriginCheck(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+  ) {
     const hostname = hostnameOf(request.host);
     if (hostname === undefined || (!anyHost && !hosts.has(hostname))) {
-      return deny(request, reply, 'invalid_host');
+      deny(request, reply, 'invalid_host');
+      return;
     }
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== '' && !originAllowed(origin)) {
-      return deny(request, reply, 'invalid_origin');
+      deny(request, reply, 'invalid_origin');
+      return;
     }
+    done();
   };
 }
 

@@ -143,7 +143,8 @@ async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Pro
   boundConnections(app.server as Server & { connectionsCheckingInterval?: number }, options);
 
   const wholeRequestMs = options.headersTimeoutMs + options.bodyTimeoutMs;
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks, here and below: an async hook costs a promise and Fastify's continuation per request.
+  app.addHook('onRequest', (request, reply, done) => {
     const timer = setTimeout(() => expire(request, reply), options.requestTimeoutMs);
     timer.unref();
     // HTTP/1.1's whole-request bound is Node's `requestTimeout`; an HTTP/2 stream has its own here.
@@ -160,6 +161,7 @@ async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Pro
     reply.raw.once('close', answered);
     // An HTTP/2 response closes with its stream, which a client may keep open after the answer.
     stream?.once('finish', answered);
+    done();
   });
 
   function arrivedLate(request: FastifyRequest, reply: FastifyReply, stream: ServerHttp2Stream): void {
@@ -183,8 +185,9 @@ async function timeBounds(app: FastifyInstance, options: TimeBoundsOptions): Pro
   }
 
   // A refusal before the body was read: the connection closes after it.
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (reply.statusCode >= 400 && !request.raw.complete) closeAfter(request, reply);
+    done(null, payload);
   });
 }
 

@@ -15,18 +15,21 @@ export const EXEMPLAR_TRACE_ID_LABEL = 'trace_id';
 /** Seconds, 10 ms to 5 min: a tool call ranges from a cached reference read to a large workbook. */
 const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
+/** The labels of `mcp.server.operation.duration`, in the order metrics.ts passes their values. */
+export const OPERATION_LABELS = [
+  'mcp_method_name',
+  'gen_ai_tool_name',
+  'dagu_read_target',
+  'error_type',
+  'mcp_protocol_version',
+] as const;
+
 /** `mcp.server.operation.duration`, with a trace id per bucket when exemplars are on. */
 export function operationHistogram(registry: Registry, exemplars: boolean) {
   return new Histogram({
     name: 'mcp_server_operation_duration_seconds',
     help: 'MCP request duration as observed by the server, from receipt until the result is sent (OpenTelemetry mcp.server.operation.duration).',
-    labelNames: [
-      'mcp_method_name',
-      'gen_ai_tool_name',
-      'dagu_read_target',
-      'error_type',
-      'mcp_protocol_version',
-    ],
+    labelNames: OPERATION_LABELS,
     buckets: OPERATION_BUCKETS,
     registers: [registry],
     enableExemplars: exemplars,

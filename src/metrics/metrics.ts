@@ -13,7 +13,8 @@ import {
   type WorkbookPoolGauge,
   type WorkbookRejectReason,
 } from './definitions.ts';
-import { exposition, observeWithTrace, operationHistogram } from './exemplars.ts';
+import { exposition, OPERATION_LABELS, observeWithTrace, operationHistogram } from './exemplars.ts';
+import { seriesCache } from './series.ts';
 
 export {
   CACHE_USES,
@@ -204,6 +205,35 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   return recorder(options, registry, operationDuration, sources, registerMetrics(registry, sources));
 }
 
+/**
+ * The operation histogram's observe: labels bounded, then recorded through the series bound once
+ * per label set (series.ts); with exemplars on, through prom-client's observe, which carries them.
+ */
+function operationObserver(
+  options: MetricsOptions,
+  operationDuration: ReturnType<typeof operationHistogram>,
+  tool: (name: string | undefined) => string | undefined,
+): GatewayMetrics['observeOperation'] {
+  const operationSeries = seriesCache(operationDuration, OPERATION_LABELS);
+  return (observation) => {
+    const method = boundedMethod(observation.method) ?? OTHER;
+    const toolName = tool(observation.tool);
+    const target = boundedTarget(observation.target);
+    const errorType = boundedErrorType(observation.errorType);
+    const protocolVersion = boundedProtocolVersion(observation.protocolVersion);
+    if (options.exemplars !== true) {
+      operationSeries(method, toolName, target, errorType, protocolVersion)(observation.durationSeconds);
+      return;
+    }
+    const labels: Record<string, string> = { mcp_method_name: method };
+    if (toolName !== undefined) labels.gen_ai_tool_name = toolName;
+    if (target !== undefined) labels.dagu_read_target = target;
+    if (errorType !== undefined) labels.error_type = errorType;
+    if (protocolVersion !== undefined) labels.mcp_protocol_version = protocolVersion;
+    observeWithTrace(operationDuration, labels, observation);
+  };
+}
+
 /** What a histogram, counter or gauge records is bounded by the mappings above before it is recorded. */
 function recorder(
   options: MetricsOptions,
@@ -212,7 +242,6 @@ function recorder(
   sources: ScrapeSources,
   metrics: RegisteredMetrics,
 ): GatewayMetrics {
-  const tool = oneOf(options.toolNames ?? ['dagu_read']);
   const route = templateGuard(options.maxUpstreamRoutes ?? 64);
   const {
     upstreamDuration,
@@ -234,30 +263,21 @@ function recorder(
     oauthEvents,
     lateReplies,
   } = metrics;
+  // Each label set's series bound once (series.ts): the upstream histogram every call observes.
+  const upstreamSeries = seriesCache(upstreamDuration, ['route', 'status']);
   const useRateLimitStore = storeSwitch(rateLimitStore);
   useRateLimitStore('local');
 
   return {
     registry,
     contentType: Registry.PROMETHEUS_CONTENT_TYPE,
-    observeOperation(observation) {
-      const labels: Record<string, string> = { mcp_method_name: boundedMethod(observation.method) ?? OTHER };
-      const toolName = tool(observation.tool);
-      const target = boundedTarget(observation.target);
-      const errorType = boundedErrorType(observation.errorType);
-      const protocolVersion = boundedProtocolVersion(observation.protocolVersion);
-      if (toolName !== undefined) labels.gen_ai_tool_name = toolName;
-      if (target !== undefined) labels.dagu_read_target = target;
-      if (errorType !== undefined) labels.error_type = errorType;
-      if (protocolVersion !== undefined) labels.mcp_protocol_version = protocolVersion;
-      if (options.exemplars === true) observeWithTrace(operationDuration, labels, observation);
-      else operationDuration.observe(labels, observation.durationSeconds);
-    },
+    observeOperation: operationObserver(
+      options,
+      operationDuration,
+      oneOf(options.toolNames ?? ['dagu_read']),
+    ),
     observeUpstream(routeTemplate, status, durationSeconds) {
-      upstreamDuration.observe(
-        { route: route(routeTemplate), status: boundedStatus(status) },
-        durationSeconds,
-      );
+      upstreamSeries(route(routeTemplate), boundedStatus(status))(durationSeconds);
     },
     upstreamJoined: (routeTemplate) => upstreamJoined.inc({ route: route(routeTemplate) }),
     cacheLookup: (cache, result) => cacheLookups.inc({ cache, result }),

@@ -157,9 +157,52 @@ function appendParts(uri: string, shape: UriShape, parts: readonly Part[], field
   return out;
 }
 
+/**
+ * A shape of single-segment values as its literal runs between the values (`dagu://runs/`, `/`,
+ * `/steps/`, `/logs`), joined once at start-up: building then adds one value and one literal per
+ * slot, where appending part by part made a string for every `/` and literal segment.
+ */
+interface CompiledShape {
+  literals: readonly string[];
+  slots: readonly Slot[];
+}
+
+const COMPILED = new Map<UriShape, CompiledShape | undefined>();
+
+function compiled(shape: UriShape): CompiledShape | undefined {
+  if (COMPILED.has(shape)) return COMPILED.get(shape);
+  let result: CompiledShape | undefined;
+  // A Wiki page path spans several segments: those shapes are built part by part.
+  if (!shape.parts.some((part) => typeof part !== 'string' && part.rest === true)) {
+    let literal = `dagu://${shape.family}`;
+    const literals: string[] = [];
+    const slots: Slot[] = [];
+    for (const part of shape.parts) {
+      if (typeof part === 'string') literal += `/${part}`;
+      else {
+        literals.push(`${literal}/`);
+        slots.push(part.slot);
+        literal = '';
+      }
+    }
+    literals.push(literal);
+    result = Object.freeze({ literals: Object.freeze(literals), slots: Object.freeze(slots) });
+  }
+  COMPILED.set(shape, result);
+  return result;
+}
+
 /** Builds a shape's canonical URI: every value escaped per segment like Go's `url.PathEscape`. */
 export function buildUri(shape: UriShape, fields: ReadFields): string {
-  return appendParts(`dagu://${shape.family}`, shape, shape.parts, fields);
+  const compiledShape = compiled(shape);
+  if (compiledShape === undefined) return appendParts(`dagu://${shape.family}`, shape, shape.parts, fields);
+  const { literals, slots } = compiledShape;
+  let out = literals[0]!;
+  for (let i = 0; i < slots.length; i += 1) {
+    const slot = slots[i]!;
+    out += segment(shape, slot, fields[slot] ?? '') + literals[i + 1]!;
+  }
+  return out;
 }
 
 /**
@@ -170,9 +213,10 @@ export function buildUri(shape: UriShape, fields: ReadFields): string {
 function slotBuilder(shape: UriShape, fields: ReadFields, slot: Slot): (value: string) => string {
   const at = shape.parts.findIndex((part) => typeof part !== 'string' && part.slot === slot);
   if (at < 0) throw new Error(`the ${shape.template} URI has no ${slot} segment`);
-  const head = appendParts(`dagu://${shape.family}`, shape, shape.parts.slice(0, at), fields);
+  // The head with its separator, so a step adds its segment and the tail: two strings, not three.
+  const head = `${appendParts(`dagu://${shape.family}`, shape, shape.parts.slice(0, at), fields)}/`;
   const tail = appendParts('', shape, shape.parts.slice(at + 1), fields);
-  return (value) => `${head}/${segment(shape, slot, value)}${tail}`;
+  return (value) => head + segment(shape, slot, value) + tail;
 }
 
 /** Every shape by name, for definitions and builders. */

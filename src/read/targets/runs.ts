@@ -120,18 +120,37 @@ export function runListItem(summary: Json): RunHead {
   return item;
 }
 
-/** Nodes in execution order: by start time; nodes not started keep Dagu's order, after the others. */
+/**
+ * Nodes in execution order: by start time; nodes not started keep Dagu's order, after the others.
+ * Dagu usually lists them in that order already: then its list is returned as it is, with no sort keys
+ * or sorted copy made per node.
+ */
 export function nodesInExecutionOrder(details: Json): Json[] {
   const nodes = list(details.nodes, 'nodes').map((node) => object(node, 'a node'));
-  const keyed = nodes.map((node, index) => ({ node, index, started: toRfc3339Millis(node.startedAt) }));
-  keyed.sort((a, b) => {
-    if (a.started === undefined || b.started === undefined) {
-      if (a.started !== b.started) return a.started === undefined ? 1 : -1;
-      return a.index - b.index;
+  const started = nodes.map((node) => toRfc3339Millis(node.startedAt));
+  if (inStartOrder(started)) return nodes;
+  const order = nodes.map((_node, index) => index);
+  order.sort((a, b) => {
+    const startedA = started[a];
+    const startedB = started[b];
+    if (startedA === undefined || startedB === undefined) {
+      if (startedA !== startedB) return startedA === undefined ? 1 : -1;
+      return a - b;
     }
-    return a.started < b.started ? -1 : a.started > b.started ? 1 : a.index - b.index;
+    return startedA < startedB ? -1 : startedA > startedB ? 1 : a - b;
   });
-  return keyed.map((entry) => entry.node);
+  return order.map((index) => nodes[index]!);
+}
+
+/** True when the start times never go back and every node not started comes after the started ones. */
+function inStartOrder(started: readonly (string | undefined)[]): boolean {
+  for (let i = 1; i < started.length; i += 1) {
+    const previous = started[i - 1];
+    const current = started[i];
+    if (current === undefined) continue;
+    if (previous === undefined || previous > current) return false;
+  }
+  return true;
 }
 
 /** Where a run lives in `dagu://runs`: the root's name and id, plus the child id for a sub run. */
@@ -182,10 +201,11 @@ function stepOf(
     const approval = approvalOf(step);
     if (approval !== undefined) entry.approval = approval;
   }
-  const children = [
-    ...list(node.subRuns, 'node.subRuns'),
-    ...list(node.subRunsRepeated, 'node.subRunsRepeated'),
-  ];
+  // Most steps have no sub runs: no joined list is made for them.
+  const subRuns = list(node.subRuns, 'node.subRuns');
+  const repeated = list(node.subRunsRepeated, 'node.subRunsRepeated');
+  const children =
+    repeated.length === 0 ? subRuns : subRuns.length === 0 ? repeated : [...subRuns, ...repeated];
   if (children.length > 0) {
     entry.subRuns = children.map((child) => {
       const childRun = object(child, 'a sub run');

@@ -26,9 +26,12 @@ export function malformedBody(read: string, what: string): ReadError {
   );
 }
 
+/** No items: one frozen array for every `null` list (a step's absent sub runs), not a new one each time. */
+const NO_ITEMS: readonly unknown[] = Object.freeze([]);
+
 /** An array; Dagu serialises empty Go slices as `null`, which reads as `[]`. */
-export function list(value: unknown, what: string): unknown[] {
-  if (value === null || value === undefined) return [];
+export function list(value: unknown, what: string): readonly unknown[] {
+  if (value === null || value === undefined) return NO_ITEMS;
   if (!Array.isArray(value)) throw unexpected(what);
   return value;
 }

@@ -3,7 +3,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { createAuthenticator } from '../../../src/auth/authenticate.ts';
-import { readsWorkbook } from '../../../src/auth/authentication.ts';
+import { meteredCaller, readsWorkbook } from '../../../src/auth/authentication.ts';
+import { ANONYMOUS_IDENTITY, type Identity } from '../../../src/auth/identity.ts';
 import {
   BODY_LIMIT,
   call,
@@ -361,5 +362,25 @@ describe("an authorization server's tokens (public key): audience, scopes, step-
     } finally {
       await dagu.close();
     }
+  });
+});
+
+describe('meteredCaller', () => {
+  const key: Identity = Object.freeze({ kind: 'api_key', id: 'ci', name: 'ci', role: 'viewer' });
+
+  it('gives one identity the same frozen caller on every request, whatever its address', () => {
+    const first = meteredCaller({ identity: key, ip: '127.0.0.1' });
+    assert.deepEqual(first, { key: 'api_key:ci', identity: 'ci', identityKind: 'api_key' });
+    assert.equal(meteredCaller({ identity: key, ip: '127.0.0.2' }), first);
+    assert.ok(Object.isFrozen(first));
+  });
+
+  it('keys anonymous callers by address and meters nothing without an identity', () => {
+    assert.equal(
+      meteredCaller({ identity: ANONYMOUS_IDENTITY, ip: '127.0.0.1' })?.key,
+      'anonymous:127.0.0.1',
+    );
+    assert.equal(meteredCaller({ identity: ANONYMOUS_IDENTITY, ip: '::1' })?.key, 'anonymous:::1');
+    assert.equal(meteredCaller({ identity: null, ip: '127.0.0.1' }), undefined);
   });
 });

@@ -82,3 +82,31 @@ describe('the builders', () => {
     assert.equal(wikiUri('team'), 'dagu://wiki/team');
   });
 });
+
+describe('buildUri of every shape', () => {
+  test('fills each shape template with its values escaped, literal segments kept in order', () => {
+    const fields = {
+      name: 'a b',
+      dagRunId: 'r1',
+      subRunId: 's/1',
+      stepName: 'step%',
+      item: 'i',
+      bodyStepName: 'b',
+      workspace: 'ops',
+      path: 'x y/z',
+    };
+    const escaped: Record<string, string> = {
+      ...fields,
+      name: 'a%20b',
+      subRunId: 's%2F1',
+      stepName: 'step%25',
+      path: 'x%20y/z',
+    };
+    for (const shape of SHAPE_TABLE) {
+      const expected = shape.template.replace(/\{(\w+)\}/g, (_, label: string) =>
+        label === 'topic' ? escaped.name! : escaped[label]!,
+      );
+      assert.equal(buildUri(shape, fields), expected, shape.id);
+    }
+  });
+});
