@@ -24,7 +24,7 @@ import { integer, type Json, list, object, optionalText, text } from '../upstrea
 import { dagFileName, listAllDagFiles } from '../upstream/dags.ts';
 import { failure, fetchAny, fetchOk, isSuccess } from '../upstream/fetch.ts';
 import { EMPTY_LOG, type LogPart, parseLogBody } from '../upstream/log.ts';
-import { fetchRunDetails, runOfRequest, runSubject } from '../upstream/runs.ts';
+import { fetchRunDetails, nodesInExecutionOrder, runOfRequest, runSubject } from '../upstream/runs.ts';
 import type { ReadScope } from '../upstream/scope.ts';
 import { foreachItemsUri, type RunRef, runLogsUri, runUri, SHAPES, stepLogUris } from '../uri-shapes.ts';
 
@@ -118,39 +118,6 @@ export function runListItem(summary: Json): RunHead {
   putTime(item, 'finishedAt', summary.finishedAt);
   putTime(item, 'queuedAt', summary.queuedAt);
   return item;
-}
-
-/**
- * Nodes in execution order: by start time; nodes not started keep Dagu's order, after the others.
- * Dagu usually lists them in that order already: then its list is returned as it is, with no sort keys
- * or sorted copy made per node.
- */
-export function nodesInExecutionOrder(details: Json): Json[] {
-  const nodes = list(details.nodes, 'nodes').map((node) => object(node, 'a node'));
-  const started = nodes.map((node) => toRfc3339Millis(node.startedAt));
-  if (inStartOrder(started)) return nodes;
-  const order = nodes.map((_node, index) => index);
-  order.sort((a, b) => {
-    const startedA = started[a];
-    const startedB = started[b];
-    if (startedA === undefined || startedB === undefined) {
-      if (startedA !== startedB) return startedA === undefined ? 1 : -1;
-      return a - b;
-    }
-    return startedA < startedB ? -1 : startedA > startedB ? 1 : a - b;
-  });
-  return order.map((index) => nodes[index]!);
-}
-
-/** True when the start times never go back and every node not started comes after the started ones. */
-function inStartOrder(started: readonly (string | undefined)[]): boolean {
-  for (let i = 1; i < started.length; i += 1) {
-    const previous = started[i - 1];
-    const current = started[i];
-    if (current === undefined) continue;
-    if (previous === undefined || previous > current) return false;
-  }
-  return true;
 }
 
 /** Where a run lives in `dagu://runs`: the root's name and id, plus the child id for a sub run. */

@@ -1,8 +1,9 @@
 import { shownValue } from '../../core/shown-value.ts';
 import { ReadError } from '../errors.ts';
+import { toRfc3339Millis } from '../time.ts';
 import type { RunRef } from '../uri-shapes.ts';
 import { assertDagReadable, canSee, hiddenAsMissing } from './access.ts';
-import { type Json, object, text } from './bodies.ts';
+import { type Json, list, object, text } from './bodies.ts';
 import { dagExists, withSuggestions } from './dags.ts';
 import { failure, fetchAny, isSuccess } from './fetch.ts';
 import type { ReadScope } from './scope.ts';
@@ -128,4 +129,37 @@ async function withRootChecked(scope: ReadScope, run: RunRef): Promise<RunRef> {
 export function runOfRequest(fields: { name: string; dagRunId: string; subRunId?: string }): RunRef {
   const { name, dagRunId, subRunId } = fields;
   return subRunId === undefined ? { name, dagRunId } : { name, dagRunId, subRunId };
+}
+
+/**
+ * Nodes in execution order: by start time; nodes not started keep Dagu's order, after the others.
+ * Dagu usually lists them in that order already: then its list is returned as it is, with no sort keys
+ * or sorted copy made per node.
+ */
+export function nodesInExecutionOrder(details: Json): Json[] {
+  const nodes = list(details.nodes, 'nodes').map((node) => object(node, 'a node'));
+  const started = nodes.map((node) => toRfc3339Millis(node.startedAt));
+  if (inStartOrder(started)) return nodes;
+  const order = nodes.map((_node, index) => index);
+  order.sort((a, b) => {
+    const startedA = started[a];
+    const startedB = started[b];
+    if (startedA === undefined || startedB === undefined) {
+      if (startedA !== startedB) return startedA === undefined ? 1 : -1;
+      return a - b;
+    }
+    return startedA < startedB ? -1 : startedA > startedB ? 1 : a - b;
+  });
+  return order.map((index) => nodes[index]!);
+}
+
+/** True when the start times never go back and every node not started comes after the started ones. */
+function inStartOrder(started: readonly (string | undefined)[]): boolean {
+  for (let i = 1; i < started.length; i += 1) {
+    const previous = started[i - 1];
+    const current = started[i];
+    if (current === undefined) continue;
+    if (previous === undefined || previous > current) return false;
+  }
+  return true;
 }

@@ -4,7 +4,6 @@ import {
   buildRunDetail,
   buildRunLogs,
   logRootsOf,
-  nodesInExecutionOrder,
   redactLogPaths,
   runListItem,
   runTargets,
@@ -119,34 +118,6 @@ describe('runs mapping (Dagu 2.x DAGRunSummary / DAGRunDetails shapes)', () => {
   it('null arrays read as empty', () => {
     const data = buildRunDetail({ ...details2x, nodes: null }, { name: 'n', dagRunId: 'i' });
     assert.deepEqual(data.steps, []);
-    assert.deepEqual(nodesInExecutionOrder({ nodes: null }), []);
-  });
-
-  it("execution order: by start time, ties and steps not started in Dagu's order, the started first", () => {
-    const node = (name: string, startedAt?: string) => ({
-      step: { name },
-      ...(startedAt ? { startedAt } : {}),
-    });
-    const names = (nodes: unknown[]) =>
-      nodesInExecutionOrder({ nodes }).map((entry) => (entry.step as { name: string }).name);
-    const t = (second: number) => `2026-07-01T01:00:0${second}.000Z`;
-    // Already in order (Dagu's usual list): kept as listed, ties and all.
-    assert.deepEqual(names([node('a', t(1)), node('b', t(1)), node('c', t(2)), node('d'), node('e')]), [
-      'a',
-      'b',
-      'c',
-      'd',
-      'e',
-    ]);
-    // Out of order: sorted by start, equal starts and unstarted nodes keep their listed order, unstarted last.
-    assert.deepEqual(names([node('x'), node('c', t(3)), node('a', t(1)), node('y'), node('b', t(1))]), [
-      'a',
-      'b',
-      'c',
-      'x',
-      'y',
-    ]);
-    assert.deepEqual(names([node('b', t(2)), node('a', t(1))]), ['a', 'b']);
   });
 
   it('run logs: scheduler log plus one entry per step with stream flags', () => {
