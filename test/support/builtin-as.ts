@@ -2,12 +2,15 @@
  * Drives the gateway's built-in authorization server (src/oauth) as a person at a browser would: a
  * user agent with a cookie jar kept across sign-ins (one per origin, as the gateway and the upstream
  * provider share 127.0.0.1), which allows the gateway's consent page (an HTML form with its CSRF token)
- * and signs in at the upstream provider (test/support/oidc-provider.ts, whose interaction routes
- * answer JSON), until a redirect leaves both origins: the MCP client's redirect URI.
+ * and signs in at the upstream provider (its pages answered by a PageAnswerer: oidcProviderPages for
+ * test/support/oidc-provider.ts, whose interaction routes answer JSON, or keycloakPages for Keycloak's
+ * HTML forms), until a redirect leaves both origins: the MCP client's redirect URI.
  */
 import {
   HeadlessOAuthProvider,
   type HeadlessProviderOptions,
+  oidcProviderPages,
+  type PageAnswerer,
   type UserCredentials,
 } from './oauth-clients.ts';
 
@@ -25,11 +28,16 @@ export class BrowserAgent {
   /** How many times the gateway's consent page was shown. */
   consentPages = 0;
 
+  private readonly upstreamPages: PageAnswerer;
+
   constructor(
-    private readonly user: UserCredentials,
+    user: UserCredentials,
     private readonly gatewayOrigin: string,
-    private readonly decision: 'allow' | 'deny' = 'allow',
-  ) {}
+    /** The upstream provider's sign-in pages; default oidc-provider's (test/support/oidc-provider.ts). */
+    upstreamPages: (user: UserCredentials) => PageAnswerer = oidcProviderPages,
+  ) {
+    this.upstreamPages = upstreamPages(user);
+  }
 
   private jar(origin: string): Map<string, string> {
     let jar = this.jars.get(origin);
@@ -95,22 +103,17 @@ export class BrowserAgent {
         init = {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ csrf, decision: this.decision }).toString(),
+          body: new URLSearchParams({ csrf, decision: 'allow' }).toString(),
         };
         continue;
       }
-      // The upstream provider's login or consent (JSON, see oidc-provider.ts).
-      const { prompt } = JSON.parse(text) as { prompt: string };
-      const form = new URLSearchParams();
-      if (prompt === 'login') {
-        form.set('login', this.user.login);
-        form.set('password', this.user.password);
-      }
-      next = new URL(`${next.pathname}/${prompt === 'login' ? 'login' : 'confirm'}`, next);
+      // The upstream provider's login or consent.
+      const post = this.upstreamPages({ url: next, status: response.status, text });
+      next = post.url;
       init = {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: form.toString(),
+        body: post.form.toString(),
       };
     }
     const trail = this.steps.slice(-8).map((step) => `${step.method} ${step.url} ${step.status}`);

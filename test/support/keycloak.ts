@@ -15,7 +15,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ROOT } from './bin.ts';
 import { isCI } from './ci.ts';
 import { freePort } from './dagu.ts';
-import { type CallbackParams, type UserCredentials, walkToRedirect } from './oauth-clients.ts';
+import {
+  type CallbackParams,
+  type PageAnswerer,
+  type UserCredentials,
+  walkToRedirect,
+} from './oauth-clients.ts';
 
 /** kc.sh of the installed Keycloak, or why there is none (a failure under CI). */
 export function keycloakScript(): { path: string } | { reason: string } {
@@ -322,11 +327,12 @@ function firstForm(
 }
 
 /**
- * The user agent at Keycloak: fills the login form, accepts the consent page, and returns what came
- * back to the redirect URI (`code`, `state`, `iss`, or `error`).
+ * The user at Keycloak's HTML pages: fills the login form (its action URL and hidden inputs as the
+ * page gives them), accepts the consent page.
  */
-export function authorizeWithKeycloak(authorizationUrl: URL, user: UserCredentials): Promise<CallbackParams> {
-  return walkToRedirect(authorizationUrl, ({ url, status, text }) => {
+export const keycloakPages =
+  (user: UserCredentials): PageAnswerer =>
+  ({ url, status, text }) => {
     const form = firstForm(text);
     const fields = new URLSearchParams();
     for (const [name, value] of form?.inputs ?? []) fields.set(name, value);
@@ -343,5 +349,12 @@ export function authorizeWithKeycloak(authorizationUrl: URL, user: UserCredentia
       );
     }
     return { url: new URL(form.action, url), form: fields };
-  });
+  };
+
+/**
+ * The user agent at Keycloak (keycloakPages): returns what came back to the redirect URI (`code`,
+ * `state`, `iss`, or `error`).
+ */
+export function authorizeWithKeycloak(authorizationUrl: URL, user: UserCredentials): Promise<CallbackParams> {
+  return walkToRedirect(authorizationUrl, keycloakPages(user));
 }

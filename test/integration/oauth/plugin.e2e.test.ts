@@ -14,23 +14,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  type Client,
-  OAuthError,
-  refreshAuthorization,
-  UnauthorizedError,
-} from '@modelcontextprotocol/client';
 import { type CapturedGateway, startCapturedGateway } from '../../support/auth-fixtures.ts';
-import { BrowserAgent, GatewayOAuthProvider } from '../../support/builtin-as.ts';
+import { BrowserAgent } from '../../support/builtin-as.ts';
+import { type BuiltinWorld, builtinClientRows } from '../../support/builtin-as-rows.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
-import { connectWithOAuth, type OAuthConnection } from '../../support/oauth-clients.ts';
 import { type AuthorizationServer, startAuthorizationServer } from '../../support/oidc-provider.ts';
 import { createTestCa, type TestCa } from '../../support/tls.ts';
 import { writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 
 const UPSTREAM_CLIENT = 'dagu-gateway';
 const UPSTREAM_SECRET = randomBytes(24).toString('base64url');
-const OTHER_RESOURCE = 'https://other.example/mcp';
 
 let dagu: TestDagu;
 let upstream: AuthorizationServer;
@@ -39,10 +32,8 @@ let ca: TestCa;
 let documents: Server;
 let documentsUrl: string;
 let publicUrl: string;
-let resource: string;
 let workbookDir: string;
 const user = { login: 'alice', password: '' };
-const open: OAuthConnection[] = [];
 /** Client ID Metadata Documents and other answers served over https, by path. */
 const served = new Map<string, { status: number; headers?: Record<string, string>; body: string | Buffer }>();
 
@@ -52,7 +43,6 @@ before(async () => {
   dagu = await getTestDagu();
   const port = await freePort();
   publicUrl = `http://127.0.0.1:${port}`;
-  resource = `${publicUrl}/mcp`;
   upstream = await startAuthorizationServer({
     mcpFeatures: false,
     accounts: { alice: randomBytes(12).toString('base64url') },
@@ -86,7 +76,6 @@ before(async () => {
 });
 
 after(async () => {
-  for (const connection of open) await connection.close().catch(() => {});
   await gateway?.close();
   documents?.closeAllConnections();
   await new Promise((resolve) => documents?.close(resolve));
@@ -113,210 +102,53 @@ function gatewayEnv(port: number, extra: Record<string, string> = {}): Record<st
   };
 }
 
-// ---- helpers ----------------------------------------------------------------------------------
-
-const decodeJwt = (token: string) =>
-  JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as {
-    aud?: string;
-    iss?: string;
-    sub?: string;
-    scope?: string;
-    email?: string;
-    groups?: string[];
-  };
-
-function newProvider(agent: BrowserAgent, options: { clientMetadataUrl?: string; name?: string } = {}) {
-  return new GatewayOAuthProvider({
-    user,
-    agent,
-    upstreamOrigin: upstream.issuer,
-    scope: 'dagu.read',
-    clientName: options.name ?? 'builtin-server tests (TypeScript SDK)',
-    ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
-  });
-}
-
-async function connect(provider: GatewayOAuthProvider): Promise<OAuthConnection> {
-  const connection = await connectWithOAuth(`${publicUrl}/mcp`, provider);
-  open.push(connection);
-  return connection;
-}
-
-async function readDags(client: Client): Promise<string[]> {
-  const result = (await client.callTool({ name: 'dagu_read', arguments: { target: 'dags' } })) as {
-    isError?: boolean;
-    structuredContent?: { data?: { items?: Array<{ name: string }> } };
-  };
-  assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
-  return (result.structuredContent?.data?.items ?? []).map((item) => item.name);
-}
-
-/** The built-in server's RFC 8414 metadata, as hosts read it. */
-const serverMetadata = async () =>
-  (await (await fetch(`${publicUrl}/.well-known/oauth-authorization-server`)).json()) as Parameters<
-    typeof refreshAuthorization
-  >[1]['metadata'];
+const world = (): BuiltinWorld => ({
+  publicUrl,
+  upstreamOrigin: upstream.issuer,
+  user,
+  identity: 'alice',
+  email: 'alice@example.com',
+  seededDag: dagu.seed.dags.twoSteps,
+  workbookPath: join(workbookDir, 'small.xlsx'),
+  auditLines: () => gateway.auditLines(),
+});
 
 const auditOf = (event: string) => gateway.auditLines().filter((line) => line.event === event);
 
-async function tokenRequest(
-  form: Record<string, string>,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${publicUrl}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form).toString(),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
 // ---- dynamic registration ---------------------------------------------------------------------
 
-describe('TypeScript SDK client, dynamic registration, upstream without registration or resource indicators', () => {
-  const agent = () => new BrowserAgent(user, publicUrl);
-  let shared: { agent: BrowserAgent; provider: GatewayOAuthProvider; connection: OAuthConnection };
-
-  before(async () => {
-    const browser = agent();
-    const provider = newProvider(browser);
-    shared = { agent: browser, provider, connection: await connect(provider) };
-  });
-
-  test('first connect → read: the consent page once, the upstream sign-in, a token for this gateway only, the read', async () => {
-    const { provider, connection, agent: browser } = shared;
-    assert.ok((await readDags(connection.client)).includes(dagu.seed.dags.twoSteps));
-    assert.equal(browser.consentPages, 1);
-    const claims = decodeJwt(provider.tokens()!.access_token);
-    assert.equal(claims.iss, publicUrl);
-    assert.equal(claims.aud, resource);
-    assert.equal(claims.sub, 'alice');
-    assert.equal(claims.scope, 'dagu.read');
-    assert.equal(claims.email, 'alice@example.com');
-    // The consent came before the user was sent upstream.
-    const consentAt = browser.steps.findIndex(
-      (step) => step.method === 'POST' && step.url.includes('/consent'),
-    );
-    const upstreamAt = browser.steps.findIndex((step) => step.url.startsWith(upstream.issuer));
-    assert.ok(consentAt >= 0 && consentAt < upstreamAt, JSON.stringify(browser.steps));
-    const clientId = provider.client!.client_id;
-    assert.equal(
-      auditOf('oauth.registration').some((line) => line.client_id === clientId),
-      true,
-    );
-    assert.equal(
-      auditOf('oauth.consent').some((line) => line.client_id === clientId && line.outcome === 'ok'),
-      true,
-    );
-    assert.equal(
-      auditOf('oauth.grant').some((line) => line.client_id === clientId && line.identity === 'alice'),
-      true,
-    );
-  });
-
-  test('refresh: a new access token and a new refresh token; the old refresh token is then refused', async () => {
-    const { provider } = shared;
-    const before = provider.tokens()!;
-    assert.ok(before.refresh_token, 'a refresh token was issued');
-    const refreshed = await refreshAuthorization(publicUrl, {
-      metadata: await serverMetadata(),
-      clientInformation: provider.client!,
-      refreshToken: before.refresh_token,
-      resource: new URL(resource),
+builtinClientRows(
+  'TypeScript SDK client, dynamic registration, upstream without registration or resource indicators',
+  world,
+  { kind: 'dynamic' },
+  (session) => {
+    test('a redirect URI of another host than the registered one is refused at the gateway, before any upstream request', async () => {
+      const { provider } = session();
+      const browser = new BrowserAgent(user, publicUrl);
+      const url = new URL(`${publicUrl}/oauth/authorize`);
+      url.search = new URLSearchParams({
+        client_id: provider.client!.client_id,
+        response_type: 'code',
+        redirect_uri: 'http://evil.example/callback',
+        scope: 'dagu.read',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      }).toString();
+      await assert.rejects(browser.authorize(url, upstream.issuer), /HTTP 400/);
+      assert.equal(browser.steps.length, 1);
+      assert.equal(
+        browser.steps.some((step) => step.url.startsWith(upstream.issuer)),
+        false,
+      );
+      assert.equal(
+        auditOf('oauth.refused').some(
+          (line) => line.client_id === provider.client!.client_id && line.outcome === 'invalid_redirect_uri',
+        ),
+        true,
+      );
     });
-    assert.notEqual(refreshed.refresh_token, before.refresh_token);
-    assert.equal(decodeJwt(refreshed.access_token).aud, resource);
-    provider.saveTokens(refreshed);
-    const reused = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: before.refresh_token,
-      client_id: provider.client!.client_id,
-    });
-    assert.equal(reused.status, 400);
-    assert.equal(reused.body.error, 'invalid_grant');
-  });
-
-  test('step-up: a workbook read with dagu.read gets 403, the SDK re-authorizes with dagu.workbook without a second consent page, reads', async () => {
-    const { provider, connection, agent: browser } = shared;
-    const args = { target: 'workbook', path: join(workbookDir, 'small.xlsx') };
-    await assert.rejects(
-      connection.client.callTool({ name: 'dagu_read', arguments: args }),
-      UnauthorizedError,
-    );
-    await connection.transport.finishAuth(await provider.callbackParams());
-    const result = (await connection.client.callTool({ name: 'dagu_read', arguments: args })) as {
-      isError?: boolean;
-      structuredContent?: { data?: { sheets?: unknown[] } };
-    };
-    assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
-    assert.deepEqual(decodeJwt(provider.tokens()!.access_token).scope?.split(' ').sort(), [
-      'dagu.read',
-      'dagu.workbook',
-    ]);
-    assert.equal(browser.consentPages, 1, 'the consent is remembered for this client and user');
-  });
-
-  test('a token for another resource is refused at the token endpoint (invalid_target)', async () => {
-    const { provider } = shared;
-    const answer = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: provider.tokens()!.refresh_token!,
-      client_id: provider.client!.client_id,
-      resource: OTHER_RESOURCE,
-    });
-    assert.equal(answer.status, 400);
-    assert.equal(answer.body.error, 'invalid_target');
-  });
-
-  test('a revoked refresh token is refused, and the revocation is audited', async () => {
-    const { provider } = shared;
-    const refreshToken = provider.tokens()!.refresh_token!;
-    const revoked = await fetch(`${publicUrl}/oauth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: refreshToken, client_id: provider.client!.client_id }).toString(),
-    });
-    assert.equal(revoked.status, 200);
-    await assert.rejects(
-      refreshAuthorization(publicUrl, {
-        metadata: await serverMetadata(),
-        clientInformation: provider.client!,
-        refreshToken,
-        resource: new URL(resource),
-      }),
-      (error: unknown) => error instanceof OAuthError && error.code === 'invalid_grant',
-    );
-    assert.equal(
-      auditOf('oauth.revocation').some((line) => line.client_id === provider.client!.client_id),
-      true,
-    );
-  });
-
-  test('a redirect URI of another host than the registered one is refused at the gateway, before any upstream request', async () => {
-    const { provider } = shared;
-    const browser = agent();
-    const url = new URL(`${publicUrl}/oauth/authorize`);
-    url.search = new URLSearchParams({
-      client_id: provider.client!.client_id,
-      response_type: 'code',
-      redirect_uri: 'http://evil.example/callback',
-      scope: 'dagu.read',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }).toString();
-    await assert.rejects(browser.authorize(url, upstream.issuer), /HTTP 400/);
-    assert.equal(browser.steps.length, 1);
-    assert.equal(
-      browser.steps.some((step) => step.url.startsWith(upstream.issuer)),
-      false,
-    );
-    assert.equal(
-      auditOf('oauth.refused').some(
-        (line) => line.client_id === provider.client!.client_id && line.outcome === 'invalid_redirect_uri',
-      ),
-      true,
-    );
-  });
-});
+  },
+);
 
 // ---- Client ID Metadata Documents ------------------------------------------------------------
 
@@ -370,102 +202,10 @@ async function authorizeAs(
 const refusalFor = (auditLines: Array<Record<string, unknown>>, clientId: string) =>
   auditLines.find((line) => line.event === 'oauth.refused' && line.client_id === clientId);
 
-describe('TypeScript SDK client, Client ID Metadata Document served over https on loopback', () => {
-  let shared: { agent: BrowserAgent; provider: GatewayOAuthProvider; connection: OAuthConnection };
-
-  before(async () => {
-    const clientId = serveDocument('/clients/sdk.json', clientDocument, {
-      headers: { 'cache-control': 'max-age=600' },
-    });
-    const browser = new BrowserAgent(user, publicUrl);
-    const provider = newProvider(browser, { clientMetadataUrl: clientId });
-    shared = { agent: browser, provider, connection: await connect(provider) };
-  });
-
-  test('first connect → read: the URL is the client id, no registration, the consent names the document’s client', async () => {
-    const { provider, connection, agent: browser } = shared;
-    assert.ok((await readDags(connection.client)).includes(dagu.seed.dags.twoSteps));
-    assert.equal(provider.client?.client_id, `${documentsUrl}/clients/sdk.json`);
-    assert.equal(browser.consentPages, 1);
-    const claims = decodeJwt(provider.tokens()!.access_token);
-    assert.equal(claims.aud, resource);
-    assert.equal(
-      auditOf('oauth.registration').some((line) => line.client_id === provider.client?.client_id),
-      false,
-    );
-    assert.equal(
-      auditOf('oauth.grant').some(
-        (line) => line.client_id === provider.client?.client_id && line.identity === 'alice',
-      ),
-      true,
-    );
-  });
-
-  test('refresh: rotated; the old refresh token is refused', async () => {
-    const { provider } = shared;
-    const before = provider.tokens()!;
-    const refreshed = await refreshAuthorization(publicUrl, {
-      metadata: await serverMetadata(),
-      clientInformation: provider.client!,
-      refreshToken: before.refresh_token!,
-      resource: new URL(resource),
-    });
-    assert.notEqual(refreshed.refresh_token, before.refresh_token);
-    provider.saveTokens(refreshed);
-    const reused = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: before.refresh_token!,
-      client_id: provider.client!.client_id,
-    });
-    assert.equal(reused.body.error, 'invalid_grant');
-  });
-
-  test('step-up to dagu.workbook without a second consent page', async () => {
-    const { provider, connection, agent: browser } = shared;
-    const args = { target: 'workbook', path: join(workbookDir, 'small.xlsx') };
-    await assert.rejects(
-      connection.client.callTool({ name: 'dagu_read', arguments: args }),
-      UnauthorizedError,
-    );
-    await connection.transport.finishAuth(await provider.callbackParams());
-    const result = (await connection.client.callTool({ name: 'dagu_read', arguments: args })) as {
-      isError?: boolean;
-    };
-    assert.notEqual(result.isError, true);
-    assert.deepEqual(decodeJwt(provider.tokens()!.access_token).scope?.split(' ').sort(), [
-      'dagu.read',
-      'dagu.workbook',
-    ]);
-    assert.equal(browser.consentPages, 1);
-  });
-
-  test('a token for another resource is refused (invalid_target)', async () => {
-    const { provider } = shared;
-    const answer = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: provider.tokens()!.refresh_token!,
-      client_id: provider.client!.client_id,
-      resource: OTHER_RESOURCE,
-    });
-    assert.equal(answer.body.error, 'invalid_target');
-  });
-
-  test('a revoked refresh token is refused', async () => {
-    const { provider } = shared;
-    const refreshToken = provider.tokens()!.refresh_token!;
-    const revoked = await fetch(`${publicUrl}/oauth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: refreshToken, client_id: provider.client!.client_id }).toString(),
-    });
-    assert.equal(revoked.status, 200);
-    const reused = await tokenRequest({
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-      client_id: provider.client!.client_id,
-    });
-    assert.equal(reused.body.error, 'invalid_grant');
-  });
+builtinClientRows('TypeScript SDK client, Client ID Metadata Document served over https on loopback', world, {
+  kind: 'metadata document',
+  url: () =>
+    serveDocument('/clients/sdk.json', clientDocument, { headers: { 'cache-control': 'max-age=600' } }),
 });
 
 describe('Client ID Metadata Documents the gateway refuses, each with an audit record', () => {
