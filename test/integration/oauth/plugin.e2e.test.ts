@@ -9,17 +9,19 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type CapturedGateway, startCapturedGateway } from '../../support/auth-fixtures.ts';
 import { BrowserAgent } from '../../support/builtin-as.ts';
 import { type BuiltinWorld, builtinClientRows } from '../../support/builtin-as-rows.ts';
+import {
+  type ClientDocuments,
+  clientDocument,
+  startClientDocuments,
+} from '../../support/client-documents.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { type AuthorizationServer, startAuthorizationServer } from '../../support/oidc-provider.ts';
-import { createTestCa, type TestCa } from '../../support/tls.ts';
 import { writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 
 const UPSTREAM_CLIENT = 'dagu-gateway';
@@ -28,14 +30,10 @@ const UPSTREAM_SECRET = randomBytes(24).toString('base64url');
 let dagu: TestDagu;
 let upstream: AuthorizationServer;
 let gateway: CapturedGateway;
-let ca: TestCa;
-let documents: Server;
-let documentsUrl: string;
+let documents: ClientDocuments;
 let publicUrl: string;
 let workbookDir: string;
 const user = { login: 'alice', password: '' };
-/** Client ID Metadata Documents and other answers served over https, by path. */
-const served = new Map<string, { status: number; headers?: Record<string, string>; body: string | Buffer }>();
 
 before(async () => {
   workbookDir = mkdtempSync(join(tmpdir(), 'builtin-as-workbooks-'));
@@ -59,27 +57,13 @@ before(async () => {
     ],
   });
   user.password = upstream.accounts.alice!;
-  ca = createTestCa();
-  const certificate = ca.issue('documents');
-  documents = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
-    const answer = served.get(req.url ?? '');
-    if (answer === undefined) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-    res.end(answer.body);
-  });
-  await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve));
-  documentsUrl = `https://127.0.0.1:${(documents.address() as AddressInfo).port}`;
+  documents = await startClientDocuments();
   gateway = await startCapturedGateway(gatewayEnv(port, { OAUTH_CLIENT_ID_ALLOW_LOOPBACK: 'true' }));
 });
 
 after(async () => {
   await gateway?.close();
-  documents?.closeAllConnections();
-  await new Promise((resolve) => documents?.close(resolve));
-  ca?.remove();
+  await documents?.close();
   await upstream?.stop();
   await dagu?.stop();
 });
@@ -95,7 +79,7 @@ function gatewayEnv(port: number, extra: Record<string, string> = {}): Record<st
     OAUTH_UPSTREAM_CLIENT_ID: UPSTREAM_CLIENT,
     OAUTH_UPSTREAM_CLIENT_SECRET: UPSTREAM_SECRET,
     OAUTH_UPSTREAM_SCOPES: 'openid',
-    OAUTH_CLIENT_ID_CA_FILE: ca.caFile,
+    OAUTH_CLIENT_ID_CA_FILE: documents.caFile,
     WORKBOOK_ROOTS: workbookDir,
     OAUTH_STATE_DIR: join(workbookDir, 'oauth-state'),
     ...extra,
@@ -152,31 +136,6 @@ builtinClientRows(
 
 // ---- Client ID Metadata Documents ------------------------------------------------------------
 
-/** Serves a document at `path` on the https server and returns its URL (the client id). */
-function serveDocument(
-  path: string,
-  document: (url: string) => unknown,
-  answer: { status?: number; headers?: Record<string, string> } = {},
-): string {
-  const url = `${documentsUrl}${path}`;
-  served.set(path, {
-    status: answer.status ?? 200,
-    ...(answer.headers ? { headers: answer.headers } : {}),
-    body: JSON.stringify(document(url)),
-  });
-  return url;
-}
-
-const clientDocument = (url: string) => ({
-  client_id: url,
-  client_name: 'builtin-server tests (metadata document)',
-  redirect_uris: ['http://127.0.0.1:9/oauth/callback'],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-  application_type: 'native',
-});
-
 /** An authorization request of `clientId` straight at the gateway: its status and JSON answer. */
 async function authorizeAs(
   baseUrl: string,
@@ -205,12 +164,12 @@ const refusalFor = (auditLines: Array<Record<string, unknown>>, clientId: string
 builtinClientRows('TypeScript SDK client, Client ID Metadata Document served over https on loopback', world, {
   kind: 'metadata document',
   url: () =>
-    serveDocument('/clients/sdk.json', clientDocument, { headers: { 'cache-control': 'max-age=600' } }),
+    documents.serve('/clients/sdk.json', clientDocument, { headers: { 'cache-control': 'max-age=600' } }),
 });
 
 describe('Client ID Metadata Documents the gateway refuses, each with an audit record', () => {
   test('a document answered with a redirect', async () => {
-    const clientId = serveDocument('/clients/moved.json', clientDocument, {
+    const clientId = documents.serve('/clients/moved.json', clientDocument, {
       status: 302,
       headers: { location: '/clients/sdk.json' },
     });
@@ -224,8 +183,8 @@ describe('Client ID Metadata Documents the gateway refuses, each with an audit r
   });
 
   test('a 5 MB document', async () => {
-    const clientId = `${documentsUrl}/clients/huge.json`;
-    served.set('/clients/huge.json', {
+    const clientId = `${documents.url}/clients/huge.json`;
+    documents.set('/clients/huge.json', {
       status: 200,
       body: JSON.stringify({ ...clientDocument(clientId), padding: 'x'.repeat(5 * 1024 * 1024) }),
     });
@@ -236,8 +195,8 @@ describe('Client ID Metadata Documents the gateway refuses, each with an audit r
   });
 
   test('a document whose client_id is not its URL', async () => {
-    const clientId = serveDocument('/clients/other.json', () =>
-      clientDocument(`${documentsUrl}/clients/sdk.json`),
+    const clientId = documents.serve('/clients/other.json', () =>
+      clientDocument(`${documents.url}/clients/sdk.json`),
     );
     const answer = await authorizeAs(publicUrl, clientId);
     assert.equal(answer.status, 400);
@@ -246,7 +205,7 @@ describe('Client ID Metadata Documents the gateway refuses, each with an audit r
   });
 
   test('a document on loopback while OAUTH_CLIENT_ID_ALLOW_LOOPBACK is off', async () => {
-    const clientId = serveDocument('/clients/sdk-strict.json', clientDocument);
+    const clientId = documents.serve('/clients/sdk-strict.json', clientDocument);
     const strict = await startCapturedGateway(
       gatewayEnv(await freePort(), { OAUTH_STATE_DIR: join(workbookDir, 'oauth-state-strict') }),
     );
