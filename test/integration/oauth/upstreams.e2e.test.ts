@@ -1,0 +1,207 @@
+// The built-in authorization server (AUTH_SERVER=builtin, src/oauth) federating to a real Keycloak
+// (Maven Central's keycloak-quarkus-dist, installed by scripts/keycloak.sh; test/support/keycloak.ts),
+// on 127.0.0.1: the operator's part is one realm, one user and ONE ordinary confidential client for
+// the gateway, created through Keycloak's admin REST API; no registration policy, audience mapper or
+// client scope of the gateway's at Keycloak. Clients this project does not write go through the
+// gateway's own server, its consent page and Keycloak's HTML login form:
+// - the v2 TypeScript SDK client, by dynamic registration and by a Client ID Metadata Document served
+//   over https on loopback: first connect → read; refresh; step-up to dagu.workbook; a token for
+//   another resource refused; a revoked refresh token refused (test/support/builtin-as-rows.ts, the
+//   rows plugin.e2e runs with oidc-provider as the upstream);
+// - the Python `mcp` SDK (test/support/python/oauth_read.py), by dynamic registration: first connect →
+//   read, then a read after its access token expired, which the SDK makes after a refresh grant.
+// One Keycloak start for the file (30–90 s on 2 loaded cores).
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, type TestContext, test } from 'node:test';
+import { type CapturedGateway, startCapturedGateway } from '../../support/auth-fixtures.ts';
+import { BrowserAgent } from '../../support/builtin-as.ts';
+import { type BuiltinWorld, builtinClientRows, decodeJwt } from '../../support/builtin-as-rows.ts';
+import { skipUnlessCI } from '../../support/ci.ts';
+import {
+  type ClientDocuments,
+  clientDocument,
+  startClientDocuments,
+} from '../../support/client-documents.ts';
+import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
+import { type Keycloak, keycloakPages, keycloakScript, startKeycloak } from '../../support/keycloak.ts';
+import { runOAuthRead } from '../../support/python-oauth.ts';
+import { writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
+
+const REALM = 'company';
+const UPSTREAM_CLIENT = 'dagu-gateway';
+const UPSTREAM_SECRET = randomBytes(24).toString('base64url');
+/** The shortest access-token lifetime the gateway accepts: the Python client's token expires in the test. */
+const SHORT_TTL_S = 30;
+const installed = keycloakScript();
+const skip = skipUnlessCI('reason' in installed ? installed.reason : false);
+
+let dagu: TestDagu;
+let keycloak: Keycloak;
+let documents: ClientDocuments;
+let workbookDir: string;
+/** The TypeScript rows' gateway, and the Python client's (short-lived access tokens). */
+let gateway: CapturedGateway;
+let shortLived: CapturedGateway;
+const user = { login: 'alice', password: randomBytes(12).toString('base64url') };
+
+function gatewayEnv(port: number, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PORT: String(port),
+    DAGU_URL: dagu.url,
+    DAGU_API_BASE: dagu.apiBase,
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    AUTH_SERVER: 'builtin',
+    OAUTH_UPSTREAM_ISSUER: keycloak.issuer(REALM),
+    OAUTH_UPSTREAM_CLIENT_ID: UPSTREAM_CLIENT,
+    OAUTH_UPSTREAM_CLIENT_SECRET: UPSTREAM_SECRET,
+    OAUTH_UPSTREAM_SCOPES: 'openid profile email',
+    // Keycloak's `sub` is a generated id; the user name is what the gateway's identity should read.
+    AUTH_JWT_IDENTITY_CLAIM: 'preferred_username',
+    OAUTH_CLIENT_ID_CA_FILE: documents.caFile,
+    OAUTH_CLIENT_ID_ALLOW_LOOPBACK: 'true',
+    WORKBOOK_ROOTS: workbookDir,
+    OAUTH_STATE_DIR: join(workbookDir, `oauth-state-${port}`),
+    ...extra,
+  };
+}
+
+/**
+ * The operator's part at Keycloak: a realm with one user and one confidential client for the gateway,
+ * whose redirect URIs are the gateways' callbacks. Everything else is Keycloak's defaults.
+ */
+async function createRealm(gatewayUrls: readonly string[]): Promise<void> {
+  await keycloak.importRealm({ realm: REALM, enabled: true });
+  const created = async (path: string, body: Record<string, unknown>) => {
+    const response = await keycloak.admin(REALM, path, { method: 'POST', body: JSON.stringify(body) });
+    assert.equal(response.status, 201, `POST ${path}: ${await response.text()}`);
+  };
+  await created('/users', {
+    username: user.login,
+    enabled: true,
+    email: 'alice@example.com',
+    emailVerified: true,
+    firstName: 'Alice',
+    lastName: 'Tester',
+    credentials: [{ type: 'password', value: user.password, temporary: false }],
+  });
+  await created('/clients', {
+    clientId: UPSTREAM_CLIENT,
+    protocol: 'openid-connect',
+    publicClient: false,
+    clientAuthenticatorType: 'client-secret',
+    secret: UPSTREAM_SECRET,
+    standardFlowEnabled: true,
+    directAccessGrantsEnabled: false,
+    redirectUris: gatewayUrls.map((url) => `${url}/oauth/callback`),
+  });
+}
+
+describe('the built-in server federating to Keycloak (one confidential client, no registration there)', {
+  skip,
+}, () => {
+  before(async () => {
+    if ('reason' in installed) return;
+    workbookDir = mkdtempSync(join(tmpdir(), 'builtin-keycloak-'));
+    await writeSmallWorkbook(join(workbookDir, 'small.xlsx'));
+    dagu = await getTestDagu();
+    keycloak = await startKeycloak(installed.path);
+    // Reported with the results: what the Keycloak start costs this file.
+    console.log(`keycloak: ready in ${keycloak.startupMs} ms at ${keycloak.url}`);
+    documents = await startClientDocuments();
+    const [port, shortPort] = [await freePort(), await freePort()];
+    await createRealm([`http://127.0.0.1:${port}`, `http://127.0.0.1:${shortPort}`]);
+    gateway = await startCapturedGateway(gatewayEnv(port));
+    shortLived = await startCapturedGateway(
+      gatewayEnv(shortPort, { OAUTH_ACCESS_TOKEN_TTL_S: String(SHORT_TTL_S) }),
+    );
+  });
+  after(async () => {
+    await gateway?.close();
+    await shortLived?.close();
+    await documents?.close();
+    await keycloak?.stop();
+    await dagu?.stop();
+  });
+
+  const world = (): BuiltinWorld => ({
+    publicUrl: gateway.baseUrl,
+    upstreamOrigin: keycloak.url,
+    user,
+    upstreamPages: keycloakPages,
+    identity: user.login,
+    email: 'alice@example.com',
+    seededDag: dagu.seed.dags.twoSteps,
+    workbookPath: join(workbookDir, 'small.xlsx'),
+    auditLines: () => gateway.auditLines(),
+  });
+
+  builtinClientRows('TypeScript SDK client, dynamic registration, Keycloak upstream', world, {
+    kind: 'dynamic',
+  });
+
+  builtinClientRows(
+    'TypeScript SDK client, Client ID Metadata Document served over https on loopback, Keycloak upstream',
+    world,
+    { kind: 'metadata document', url: () => documents.serve('/clients/sdk.json', clientDocument) },
+  );
+
+  describe('Python mcp SDK client, dynamic registration, Keycloak upstream', () => {
+    test('first connect → read through the consent page and Keycloak; after the access token expired, a refresh grant and a second read with the new token', async (t: TestContext) => {
+      const python = process.env.MCP_CLIENT_PYTHON;
+      if (python === undefined) {
+        t.skip(
+          skipUnlessCI(
+            'no Python MCP SDK (scripts/python-fixtures.sh mcp-client; the test runner prepares it)',
+          ),
+        );
+        return;
+      }
+      const publicUrl = shortLived.baseUrl;
+      const agent = new BrowserAgent(user, publicUrl, keycloakPages);
+      const result = await runOAuthRead(
+        python,
+        [`${publicUrl}/mcp`, '--browser-stdio', '--read-after-expiry'],
+        { OAUTH_CLIENT_NAME: 'builtin-server tests (Python SDK)' },
+        async (event) => {
+          assert.equal(event.event, 'authorize');
+          return (await agent.authorize(String(event.url), keycloak.url)).toString();
+        },
+      );
+      assert.deepEqual(result.failures, []);
+      assert.equal(result.reads.length, 2);
+      for (const read of result.reads) {
+        assert.equal(read.isError, false, JSON.stringify(read.error));
+        assert.ok(read.dags.includes(dagu.seed.dags.twoSteps));
+      }
+      // One sign-in, one consent page: the second token came from the refresh token.
+      assert.equal(result.authorizations, 1);
+      assert.equal(agent.consentPages, 1);
+      assert.equal(result.accessTokens.length, 2);
+      const [first, second] = result.accessTokens as [string, string];
+      assert.notEqual(second, first);
+      for (const token of [first, second]) {
+        const claims = decodeJwt(token);
+        assert.equal(claims.aud, `${publicUrl}/mcp`);
+        assert.equal(claims.sub, user.login);
+      }
+      const toGateway = result.requests.filter(({ url }) => url.startsWith(publicUrl));
+      assert.deepEqual(
+        toGateway.filter(({ url }) => url === `${publicUrl}/oauth/token`).map(({ status }) => status),
+        [200, 200],
+      );
+      assert.equal(toGateway.filter(({ url }) => url === `${publicUrl}/mcp`).at(-1)?.bearer, second);
+      // The gateway's audit: the code grant and then the refresh grant, for the same user.
+      assert.deepEqual(
+        shortLived
+          .auditLines()
+          .filter((line) => line.event === 'oauth.token' && line.identity === user.login)
+          .map((line) => line.reason),
+        ['authorization_code', 'refresh_token'],
+      );
+    });
+  });
+});
