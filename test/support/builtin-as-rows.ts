@@ -6,9 +6,11 @@
  * user) is read when the describe starts: the test file sets it up in its own `before`.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { OAuthError, refreshAuthorization, UnauthorizedError } from '@modelcontextprotocol/client';
 import { BrowserAgent, GatewayOAuthProvider } from './builtin-as.ts';
+import type { TestDagu } from './dagu.ts';
 import {
   connectWithOAuth,
   type OAuthConnection,
@@ -41,6 +43,40 @@ export interface RowSession {
   agent: BrowserAgent;
   provider: GatewayOAuthProvider;
   connection: OAuthConnection;
+}
+
+export interface BuiltinGatewayOptions {
+  port: number;
+  dagu: TestDagu;
+  /** The operator's one client at the upstream provider. */
+  upstream: { issuer: string; clientId: string; secret: string; scopes: string };
+  /** The CA of the https server the Client ID Metadata Documents come from. */
+  caFile: string;
+  /** Holds the workbooks (WORKBOOK_ROOTS) and the server's state folder. */
+  workbookDir: string;
+}
+
+/** The environment of a gateway on 127.0.0.1:`port` with its built-in server federating upstream. */
+export function builtinGatewayEnv(
+  options: BuiltinGatewayOptions,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const { port, dagu, upstream } = options;
+  return {
+    PORT: String(port),
+    DAGU_URL: dagu.url,
+    DAGU_API_BASE: dagu.apiBase,
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    AUTH_SERVER: 'builtin',
+    OAUTH_UPSTREAM_ISSUER: upstream.issuer,
+    OAUTH_UPSTREAM_CLIENT_ID: upstream.clientId,
+    OAUTH_UPSTREAM_CLIENT_SECRET: upstream.secret,
+    OAUTH_UPSTREAM_SCOPES: upstream.scopes,
+    OAUTH_CLIENT_ID_CA_FILE: options.caFile,
+    WORKBOOK_ROOTS: options.workbookDir,
+    OAUTH_STATE_DIR: join(options.workbookDir, `oauth-state-${port}`),
+    ...extra,
+  };
 }
 
 export type Registration = { kind: 'dynamic' } | { kind: 'metadata document'; url: () => string };

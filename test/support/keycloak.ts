@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ROOT } from './bin.ts';
-import { isCI } from './ci.ts';
+import { isCI, skipUnlessCI } from './ci.ts';
 import { freePort } from './dagu.ts';
 import {
   type CallbackParams,
@@ -30,6 +30,19 @@ export function keycloakScript(): { path: string } | { reason: string } {
   const reason = `Keycloak unavailable (scripts/keycloak.sh): ${prepared.stderr.trim().split('\n').slice(-3).join(' | ')}`;
   if (isCI()) throw new Error(`CI: ${reason}`);
   return { reason };
+}
+
+/**
+ * For a test file: kc.sh, or the reason its tests skip (the describe's `skip` option; under CI there is
+ * no skip, the missing Keycloak fails the run).
+ */
+export function keycloakForTests():
+  | { kcScript: string; skip: false }
+  | { kcScript: undefined; skip: string } {
+  const installed = keycloakScript();
+  return 'reason' in installed
+    ? { kcScript: undefined, skip: skipUnlessCI(installed.reason) }
+    : { kcScript: installed.path, skip: false };
 }
 
 export interface Keycloak {
@@ -130,6 +143,8 @@ export async function startKeycloak(kcScript: string): Promise<Keycloak> {
     await Promise.race([delay(500), exited]);
   }
   const startupMs = Math.round(performance.now() - started);
+  // Reported with the test results: what the Keycloak start costs the file.
+  console.log(`keycloak: ready in ${startupMs} ms at ${url}`);
 
   let adminToken: { value: string; until: number } | undefined;
   const token = async () => {

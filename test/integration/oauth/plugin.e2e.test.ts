@@ -8,13 +8,11 @@
 // workbook scope, a token for another resource, revocation, and the refusals of metadata documents.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type CapturedGateway, startCapturedGateway } from '../../support/auth-fixtures.ts';
 import { BrowserAgent } from '../../support/builtin-as.ts';
-import { type BuiltinWorld, builtinClientRows } from '../../support/builtin-as-rows.ts';
+import { type BuiltinWorld, builtinClientRows, builtinGatewayEnv } from '../../support/builtin-as-rows.ts';
 import {
   type ClientDocuments,
   clientDocument,
@@ -22,7 +20,7 @@ import {
 } from '../../support/client-documents.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import { type AuthorizationServer, startAuthorizationServer } from '../../support/oidc-provider.ts';
-import { writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
+import { smallWorkbookDir } from '../../support/workbook-fixtures.ts';
 
 const UPSTREAM_CLIENT = 'dagu-gateway';
 const UPSTREAM_SECRET = randomBytes(24).toString('base64url');
@@ -36,8 +34,7 @@ let workbookDir: string;
 const user = { login: 'alice', password: '' };
 
 before(async () => {
-  workbookDir = mkdtempSync(join(tmpdir(), 'builtin-as-workbooks-'));
-  await writeSmallWorkbook(join(workbookDir, 'small.xlsx'));
+  workbookDir = await smallWorkbookDir('builtin-as-workbooks-');
   dagu = await getTestDagu();
   const port = await freePort();
   publicUrl = `http://127.0.0.1:${port}`;
@@ -68,23 +65,22 @@ after(async () => {
   await dagu?.stop();
 });
 
-function gatewayEnv(port: number, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PORT: String(port),
-    DAGU_URL: dagu.url,
-    DAGU_API_BASE: dagu.apiBase,
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    AUTH_SERVER: 'builtin',
-    OAUTH_UPSTREAM_ISSUER: upstream.issuer,
-    OAUTH_UPSTREAM_CLIENT_ID: UPSTREAM_CLIENT,
-    OAUTH_UPSTREAM_CLIENT_SECRET: UPSTREAM_SECRET,
-    OAUTH_UPSTREAM_SCOPES: 'openid',
-    OAUTH_CLIENT_ID_CA_FILE: documents.caFile,
-    WORKBOOK_ROOTS: workbookDir,
-    OAUTH_STATE_DIR: join(workbookDir, 'oauth-state'),
-    ...extra,
-  };
-}
+const gatewayEnv = (port: number, extra: Record<string, string> = {}) =>
+  builtinGatewayEnv(
+    {
+      port,
+      dagu,
+      upstream: {
+        issuer: upstream.issuer,
+        clientId: UPSTREAM_CLIENT,
+        secret: UPSTREAM_SECRET,
+        scopes: 'openid',
+      },
+      caFile: documents.caFile,
+      workbookDir,
+    },
+    extra,
+  );
 
 const world = (): BuiltinWorld => ({
   publicUrl,

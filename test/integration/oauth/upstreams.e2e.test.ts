@@ -13,13 +13,16 @@
 // One Keycloak start for the file (30–90 s on 2 loaded cores).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { type CapturedGateway, startCapturedGateway } from '../../support/auth-fixtures.ts';
 import { BrowserAgent } from '../../support/builtin-as.ts';
-import { type BuiltinWorld, builtinClientRows, decodeJwt } from '../../support/builtin-as-rows.ts';
+import {
+  type BuiltinWorld,
+  builtinClientRows,
+  builtinGatewayEnv,
+  decodeJwt,
+} from '../../support/builtin-as-rows.ts';
 import { skipUnlessCI } from '../../support/ci.ts';
 import {
   type ClientDocuments,
@@ -27,17 +30,16 @@ import {
   startClientDocuments,
 } from '../../support/client-documents.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
-import { type Keycloak, keycloakPages, keycloakScript, startKeycloak } from '../../support/keycloak.ts';
+import { type Keycloak, keycloakForTests, keycloakPages, startKeycloak } from '../../support/keycloak.ts';
 import { runOAuthRead } from '../../support/python-oauth.ts';
-import { writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
+import { smallWorkbookDir } from '../../support/workbook-fixtures.ts';
 
 const REALM = 'company';
 const UPSTREAM_CLIENT = 'dagu-gateway';
 const UPSTREAM_SECRET = randomBytes(24).toString('base64url');
 /** The shortest access-token lifetime the gateway accepts: the Python client's token expires in the test. */
 const SHORT_TTL_S = 30;
-const installed = keycloakScript();
-const skip = skipUnlessCI('reason' in installed ? installed.reason : false);
+const { kcScript, skip } = keycloakForTests();
 
 let dagu: TestDagu;
 let keycloak: Keycloak;
@@ -48,26 +50,27 @@ let gateway: CapturedGateway;
 let shortLived: CapturedGateway;
 const user = { login: 'alice', password: randomBytes(12).toString('base64url') };
 
-function gatewayEnv(port: number, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PORT: String(port),
-    DAGU_URL: dagu.url,
-    DAGU_API_BASE: dagu.apiBase,
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    AUTH_SERVER: 'builtin',
-    OAUTH_UPSTREAM_ISSUER: keycloak.issuer(REALM),
-    OAUTH_UPSTREAM_CLIENT_ID: UPSTREAM_CLIENT,
-    OAUTH_UPSTREAM_CLIENT_SECRET: UPSTREAM_SECRET,
-    OAUTH_UPSTREAM_SCOPES: 'openid profile email',
-    // Keycloak's `sub` is a generated id; the user name is what the gateway's identity should read.
-    AUTH_JWT_IDENTITY_CLAIM: 'preferred_username',
-    OAUTH_CLIENT_ID_CA_FILE: documents.caFile,
-    OAUTH_CLIENT_ID_ALLOW_LOOPBACK: 'true',
-    WORKBOOK_ROOTS: workbookDir,
-    OAUTH_STATE_DIR: join(workbookDir, `oauth-state-${port}`),
-    ...extra,
-  };
-}
+const gatewayEnv = (port: number, extra: Record<string, string> = {}) =>
+  builtinGatewayEnv(
+    {
+      port,
+      dagu,
+      upstream: {
+        issuer: keycloak.issuer(REALM),
+        clientId: UPSTREAM_CLIENT,
+        secret: UPSTREAM_SECRET,
+        scopes: 'openid profile email',
+      },
+      caFile: documents.caFile,
+      workbookDir,
+    },
+    {
+      // Keycloak's `sub` is a generated id; the user name is what the gateway's identity should read.
+      AUTH_JWT_IDENTITY_CLAIM: 'preferred_username',
+      OAUTH_CLIENT_ID_ALLOW_LOOPBACK: 'true',
+      ...extra,
+    },
+  );
 
 /**
  * The operator's part at Keycloak: a realm with one user and one confidential client for the gateway,
@@ -104,13 +107,10 @@ describe('the built-in server federating to Keycloak (one confidential client, n
   skip,
 }, () => {
   before(async () => {
-    if ('reason' in installed) return;
-    workbookDir = mkdtempSync(join(tmpdir(), 'builtin-keycloak-'));
-    await writeSmallWorkbook(join(workbookDir, 'small.xlsx'));
+    if (kcScript === undefined) return;
+    workbookDir = await smallWorkbookDir('builtin-keycloak-');
     dagu = await getTestDagu();
-    keycloak = await startKeycloak(installed.path);
-    // Reported with the results: what the Keycloak start costs this file.
-    console.log(`keycloak: ready in ${keycloak.startupMs} ms at ${keycloak.url}`);
+    keycloak = await startKeycloak(kcScript);
     documents = await startClientDocuments();
     const [port, shortPort] = [await freePort(), await freePort()];
     await createRealm([`http://127.0.0.1:${port}`, `http://127.0.0.1:${shortPort}`]);
