@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ROOT } from './bin.ts';
-import { isCI, skipUnlessCI } from './ci.ts';
+import { isCI } from './ci.ts';
 import { freePort } from './dagu.ts';
 import {
   type CallbackParams,
@@ -32,17 +32,12 @@ export function keycloakScript(): { path: string } | { reason: string } {
   return { reason };
 }
 
-/**
- * For a test file: kc.sh, or the reason its tests skip (the describe's `skip` option; under CI there is
- * no skip, the missing Keycloak fails the run).
- */
-export function keycloakForTests():
-  | { kcScript: string; skip: false }
-  | { kcScript: undefined; skip: string } {
+/** For a test file: kc.sh, or why there is none (for its skip, through skipUnlessCI). */
+export function keycloakForTests(): { kcScript: string | undefined; unavailable: string | false } {
   const installed = keycloakScript();
   return 'reason' in installed
-    ? { kcScript: undefined, skip: skipUnlessCI(installed.reason) }
-    : { kcScript: installed.path, skip: false };
+    ? { kcScript: undefined, unavailable: installed.reason }
+    : { kcScript: installed.path, unavailable: false };
 }
 
 export interface Keycloak {

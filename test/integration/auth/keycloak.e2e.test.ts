@@ -16,6 +16,7 @@ import {
   startCapturedGateway,
   toolCallBody,
 } from '../../support/auth-fixtures.ts';
+import { skipUnlessCI } from '../../support/ci.ts';
 import { freePort, getTestDagu, type TestDagu } from '../../support/dagu.ts';
 import {
   authorizeWithKeycloak,
@@ -35,7 +36,8 @@ import { smallWorkbookDir } from '../../support/workbook-fixtures.ts';
 const REALM = 'dagu';
 /** A realm for the gateway that needs no workbook scope of its own. */
 const ONE_SCOPE_REALM = 'dagu-one-scope';
-const { kcScript, skip } = keycloakForTests();
+const { kcScript, unavailable } = keycloakForTests();
+const skip = skipUnlessCI(unavailable);
 
 let dagu: TestDagu;
 let keycloak: Keycloak;

@@ -34,12 +34,13 @@ import { type Keycloak, keycloakForTests, keycloakPages, startKeycloak } from '.
 import { runOAuthRead } from '../../support/python-oauth.ts';
 import { smallWorkbookDir } from '../../support/workbook-fixtures.ts';
 
+const { kcScript, unavailable } = keycloakForTests();
+const skip = skipUnlessCI(unavailable);
 const REALM = 'company';
 const UPSTREAM_CLIENT = 'dagu-gateway';
 const UPSTREAM_SECRET = randomBytes(24).toString('base64url');
 /** The shortest access-token lifetime the gateway accepts: the Python client's token expires in the test. */
 const SHORT_TTL_S = 30;
-const { kcScript, skip } = keycloakForTests();
 
 let dagu: TestDagu;
 let keycloak: Keycloak;
@@ -152,12 +153,9 @@ describe('the built-in server federating to Keycloak (one confidential client, n
   describe('Python mcp SDK client, dynamic registration, Keycloak upstream', () => {
     test('first connect → read through the consent page and Keycloak; after the access token expired, a refresh grant and a second read with the new token', async (t: TestContext) => {
       const python = process.env.MCP_CLIENT_PYTHON;
+      const noPython = 'no Python MCP SDK (scripts/python-fixtures.sh mcp-client; the runner prepares it)';
       if (python === undefined) {
-        t.skip(
-          skipUnlessCI(
-            'no Python MCP SDK (scripts/python-fixtures.sh mcp-client; the test runner prepares it)',
-          ),
-        );
+        t.skip(skipUnlessCI(noPython));
         return;
       }
       const publicUrl = shortLived.baseUrl;
