@@ -84,9 +84,12 @@ class HeadlessUser:
         # The authorization requests the SDK sent the user to: their scope, resource and prompt.
         self.requests: list[dict[str, str | None]] = []
 
-    async def redirect(self, authorization_url: str) -> None:
+    def note_request(self, authorization_url: str) -> None:
         query = parse_qs(urlsplit(authorization_url).query)
         self.requests.append({name: (query.get(name) or [None])[0] for name in ("scope", "resource", "prompt")})
+
+    async def redirect(self, authorization_url: str) -> None:
+        self.note_request(authorization_url)
         approval = self.approvals[len(self.requests) - 1] if len(self.requests) <= len(self.approvals) else None
         self.callback = None
         origin = "{0.scheme}://{0.netloc}".format(urlsplit(authorization_url))
@@ -130,8 +133,7 @@ class StdioBrowser(HeadlessUser):
         super().__init__("", "", [])
 
     async def redirect(self, authorization_url: str) -> None:
-        query = parse_qs(urlsplit(authorization_url).query)
-        self.requests.append({name: (query.get(name) or [None])[0] for name in ("scope", "resource", "prompt")})
+        self.note_request(authorization_url)
         self.callback = None
         print(json.dumps({"event": "authorize", "url": authorization_url}), flush=True)
         line = await anyio.to_thread.run_sync(sys.stdin.readline)
