@@ -126,12 +126,13 @@ if (needsPython && env.WORKBOOK_FIXTURES_PYTHON === undefined) {
   }
 }
 
-// The OAuth end-to-end test and the real-clients test drive the Python MCP SDK as well (a client this
+// The OAuth end-to-end tests and the real-clients test drive the Python MCP SDK as well (a client this
 // project does not write), from a cached virtualenv prepared the same way. Without it that test skips and says why;
 // under CI that is a failure.
-const needsMcpPython = files.some(
-  (file) =>
-    file.endsWith(`${sep}oauth-provider.e2e.test.ts`) || file.endsWith(`${sep}real-clients.e2e.test.ts`),
+const needsMcpPython = files.some((file) =>
+  ['oauth-provider.e2e.test.ts', 'upstreams.e2e.test.ts', 'real-clients.e2e.test.ts'].some((name) =>
+    file.endsWith(`${sep}${name}`),
+  ),
 );
 if (needsMcpPython && env.MCP_CLIENT_PYTHON === undefined) {
   const prepared = spawnSync('bash', [join('scripts', 'python-fixtures.sh'), 'mcp-client'], {

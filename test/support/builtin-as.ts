@@ -2,32 +2,22 @@
  * Drives the gateway's built-in authorization server (src/oauth) as a person at a browser would: a
  * user agent with a cookie jar kept across sign-ins (one per origin, as the gateway and the upstream
  * provider share 127.0.0.1), which allows the gateway's consent page (an HTML form with its CSRF token)
- * and signs in at the upstream provider (test/support/oidc-provider.ts, whose interaction routes
- * answer JSON), until a redirect leaves both origins: the MCP client's redirect URI.
+ * and signs in at the upstream provider (its pages answered by a PageAnswerer: oidcProviderPages for
+ * test/support/oidc-provider.ts, whose interaction routes answer JSON, or keycloakPages for Keycloak's
+ * HTML forms), until a redirect leaves both origins: the MCP client's redirect URI.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { type refreshAuthorization, UnauthorizedError } from '@modelcontextprotocol/client';
 import {
-  type AgentPage,
-  type AgentPost,
   HeadlessOAuthProvider,
   type HeadlessProviderOptions,
   type OAuthConnection,
+  oidcProviderPages,
+  type PageAnswerer,
   type UserCredentials,
 } from './oauth-clients.ts';
 import { type AuthorizationServer, startAuthorizationServer } from './oidc-provider.ts';
-
-/** The upstream provider's login or consent at test/support/oidc-provider.ts (its pages answer JSON). */
-function answerOidcProvider({ url, text }: AgentPage, user: UserCredentials): AgentPost {
-  const { prompt } = JSON.parse(text) as { prompt: string };
-  const form = new URLSearchParams();
-  if (prompt === 'login') {
-    form.set('login', user.login);
-    form.set('password', user.password);
-  }
-  return { url: new URL(`${url.pathname}/${prompt === 'login' ? 'login' : 'confirm'}`, url), form };
-}
 
 export interface AgentStep {
   method: string;
@@ -50,16 +40,17 @@ export class BrowserAgent {
    */
   sendToGateway: (url: URL, init: RequestInit) => Promise<Response> = (url, init) => fetch(url, init);
 
+  private readonly upstreamPages: PageAnswerer;
+
   constructor(
-    private readonly user: UserCredentials,
+    user: UserCredentials,
     private readonly gatewayOrigin: string,
     private readonly decision: 'allow' | 'deny' = 'allow',
-    /** How a page of the upstream provider is answered; default oidc-provider's JSON interactions. */
-    private readonly answerUpstream: (
-      page: AgentPage,
-      user: UserCredentials,
-    ) => AgentPost = answerOidcProvider,
-  ) {}
+    /** The upstream provider's sign-in pages; default oidc-provider's (test/support/oidc-provider.ts). */
+    upstreamPages: (user: UserCredentials) => PageAnswerer = oidcProviderPages,
+  ) {
+    this.upstreamPages = upstreamPages(user);
+  }
 
   private jar(origin: string): Map<string, string> {
     let jar = this.jars.get(origin);
@@ -131,7 +122,8 @@ export class BrowserAgent {
         };
         continue;
       }
-      const post = this.answerUpstream({ url: next, status: response.status, text }, this.user);
+      // The upstream provider's login or consent.
+      const post = this.upstreamPages({ url: next, status: response.status, text });
       next = post.url;
       init = {
         method: 'POST',
@@ -202,10 +194,19 @@ export async function readWorkbookAfterStepUp(
 /** The upstream provider's one confidential client, registered for the gateway by an administrator. */
 const UPSTREAM_CLIENT = 'dagu-gateway';
 
+/** The operator's one client at an upstream provider, as the gateway's settings name it. */
+export interface UpstreamClient {
+  issuer: string;
+  clientId: string;
+  secret: string;
+  scopes: string;
+}
+
 export interface GatewayUpstream {
   server: AuthorizationServer;
   /** alice, who signs in upstream (email alice@example.com, group readers). */
   user: UserCredentials;
+  upstream: UpstreamClient;
   /** The gateway's settings for the built-in server signing in through this upstream. */
   gatewayEnv(publicUrl: string): Record<string, string>;
 }
@@ -232,19 +233,23 @@ export async function startGatewayUpstream(publicUrls: readonly string[]): Promi
       },
     ],
   });
+  const upstream = { issuer: server.issuer, clientId: UPSTREAM_CLIENT, secret, scopes: 'openid' };
   return {
     server,
     user: { login: 'alice', password: server.accounts.alice! },
-    gatewayEnv: (publicUrl) => ({
-      PUBLIC_URL: publicUrl,
-      AUTH_SERVER: 'builtin',
-      OAUTH_UPSTREAM_ISSUER: server.issuer,
-      OAUTH_UPSTREAM_CLIENT_ID: UPSTREAM_CLIENT,
-      OAUTH_UPSTREAM_CLIENT_SECRET: secret,
-      OAUTH_UPSTREAM_SCOPES: 'openid',
-    }),
+    upstream,
+    gatewayEnv: (publicUrl) => ({ PUBLIC_URL: publicUrl, ...builtinServerEnv(upstream) }),
   };
 }
+
+/** The settings of the built-in server signing users in through `upstream`. */
+export const builtinServerEnv = (upstream: UpstreamClient): Record<string, string> => ({
+  AUTH_SERVER: 'builtin',
+  OAUTH_UPSTREAM_ISSUER: upstream.issuer,
+  OAUTH_UPSTREAM_CLIENT_ID: upstream.clientId,
+  OAUTH_UPSTREAM_CLIENT_SECRET: upstream.secret,
+  OAUTH_UPSTREAM_SCOPES: upstream.scopes,
+});
 
 /** A v2 SDK provider asking for `dagu.read`, whose browser is `agent`, signing in at `upstream`. */
 export function newGatewayProvider(
@@ -279,3 +284,16 @@ export const serverMetadata = async (publicUrl: string) =>
   (await (await fetch(`${publicUrl}/.well-known/oauth-authorization-server`)).json()) as Parameters<
     typeof refreshAuthorization
   >[1]['metadata'];
+
+/** A form posted to the built-in server's token endpoint: its status and JSON answer. */
+export async function tokenRequest(
+  publicUrl: string,
+  form: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${publicUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}

@@ -16,9 +16,8 @@ import { ROOT } from './bin.ts';
 import { isCI } from './ci.ts';
 import { freePort } from './dagu.ts';
 import {
-  type AgentPage,
-  type AgentPost,
   type CallbackParams,
+  type PageAnswerer,
   type UserCredentials,
   walkToRedirect,
 } from './oauth-clients.ts';
@@ -31,6 +30,14 @@ export function keycloakScript(): { path: string } | { reason: string } {
   const reason = `Keycloak unavailable (scripts/keycloak.sh): ${prepared.stderr.trim().split('\n').slice(-3).join(' | ')}`;
   if (isCI()) throw new Error(`CI: ${reason}`);
   return { reason };
+}
+
+/** For a test file: kc.sh, or why there is none (for its skip, through skipUnlessCI). */
+export function keycloakForTests(): { kcScript: string | undefined; unavailable: string | false } {
+  const installed = keycloakScript();
+  return 'reason' in installed
+    ? { kcScript: undefined, unavailable: installed.reason }
+    : { kcScript: installed.path, unavailable: false };
 }
 
 export interface Keycloak {
@@ -131,6 +138,8 @@ export async function startKeycloak(kcScript: string): Promise<Keycloak> {
     await Promise.race([delay(500), exited]);
   }
   const startupMs = Math.round(performance.now() - started);
+  // Reported with the test results: what the Keycloak start costs the file.
+  console.log(`keycloak: ready in ${startupMs} ms at ${url}`);
 
   let adminToken: { value: string; until: number } | undefined;
   const token = async () => {
@@ -328,32 +337,34 @@ function firstForm(
 }
 
 /**
- * One page of Keycloak's sign-in as a user answers it: the login form filled in, the consent page's
- * "Yes"; anything else (an error page) throws with Keycloak's message.
+ * The user at Keycloak's HTML pages: fills the login form (its action URL and hidden inputs as the
+ * page gives them), accepts the consent page.
  */
-export function answerKeycloakPage({ url, status, text }: AgentPage, user: UserCredentials): AgentPost {
-  const form = firstForm(text);
-  const fields = new URLSearchParams();
-  for (const [name, value] of form?.inputs ?? []) fields.set(name, value);
-  if (form?.inputs.has('username') && form.inputs.has('password')) {
-    fields.set('username', user.login);
-    fields.set('password', user.password);
-  } else if (form?.buttons.has('accept')) {
-    // The consent page's "Yes" button.
-    fields.set('accept', '');
-  } else {
-    const feedback = /class="[^"]*kc-feedback-text[^"]*"[^>]*>([^<]*)</.exec(text)?.[1]?.trim();
-    throw new Error(
-      `Keycloak stopped at ${url.pathname}: HTTP ${status} ${feedback ?? /<form[\s\S]*?<\/form>/.exec(text)?.[0] ?? text.slice(0, 300)}`,
-    );
-  }
-  return { url: new URL(form.action, url), form: fields };
-}
+export const keycloakPages =
+  (user: UserCredentials): PageAnswerer =>
+  ({ url, status, text }) => {
+    const form = firstForm(text);
+    const fields = new URLSearchParams();
+    for (const [name, value] of form?.inputs ?? []) fields.set(name, value);
+    if (form?.inputs.has('username') && form.inputs.has('password')) {
+      fields.set('username', user.login);
+      fields.set('password', user.password);
+    } else if (form?.buttons.has('accept')) {
+      // The consent page's "Yes" button.
+      fields.set('accept', '');
+    } else {
+      const feedback = /class="[^"]*kc-feedback-text[^"]*"[^>]*>([^<]*)</.exec(text)?.[1]?.trim();
+      throw new Error(
+        `Keycloak stopped at ${url.pathname}: HTTP ${status} ${feedback ?? /<form[\s\S]*?<\/form>/.exec(text)?.[0] ?? text.slice(0, 300)}`,
+      );
+    }
+    return { url: new URL(form.action, url), form: fields };
+  };
 
 /**
- * The user agent at Keycloak: fills the login form, accepts the consent page, and returns what came
- * back to the redirect URI (`code`, `state`, `iss`, or `error`).
+ * The user agent at Keycloak (keycloakPages): returns what came back to the redirect URI (`code`,
+ * `state`, `iss`, or `error`).
  */
 export function authorizeWithKeycloak(authorizationUrl: URL, user: UserCredentials): Promise<CallbackParams> {
-  return walkToRedirect(authorizationUrl, (page) => answerKeycloakPage(page, user));
+  return walkToRedirect(authorizationUrl, keycloakPages(user));
 }

@@ -95,15 +95,16 @@ export async function walkToRedirect(
   throw new Error('authorization did not reach the redirect URI within 20 steps');
 }
 
+/** Fills the pages of one provider's sign-in: given a page, the form the user posts next. */
+export type PageAnswerer = (page: AgentPage) => AgentPost;
+
 /**
- * The user agent at test/support/oidc-provider.ts: its interaction routes describe the prompt as JSON;
+ * The user at test/support/oidc-provider.ts: its interaction routes describe the prompt as JSON;
  * the login posts `login` and `password`, the consent the scopes approved (default: all requested).
  */
-export function authorizeHeadless(
-  authorizationUrl: URL | string,
-  user: UserCredentials,
-): Promise<CallbackParams> {
-  return walkToRedirect(authorizationUrl, ({ url, status, text }) => {
+export const oidcProviderPages =
+  (user: UserCredentials): PageAnswerer =>
+  ({ url, status, text }) => {
     const interaction = /^\/interaction\/([^/]+)$/.exec(url.pathname);
     if (status !== 200 || interaction === null) {
       throw new Error(`authorization stopped at ${url.pathname}: HTTP ${status} ${text.slice(0, 300)}`);
@@ -121,7 +122,14 @@ export function authorizeHeadless(
       throw new Error(`unexpected interaction prompt ${prompt}`);
     }
     return { url: new URL(post.url), form };
-  });
+  };
+
+/** The user agent at test/support/oidc-provider.ts (oidcProviderPages). */
+export function authorizeHeadless(
+  authorizationUrl: URL | string,
+  user: UserCredentials,
+): Promise<CallbackParams> {
+  return walkToRedirect(authorizationUrl, oidcProviderPages(user));
 }
 
 export interface HeadlessProviderOptions {

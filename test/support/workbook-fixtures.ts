@@ -174,3 +174,10 @@ export async function writeSmallWorkbook(file: string): Promise<string> {
   await wb.xlsx.writeFile(file);
   return file;
 }
+
+/** A new temporary folder holding `small.xlsx` (writeSmallWorkbook): a WORKBOOK_ROOTS for OAuth tests. */
+export async function smallWorkbookDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  await writeSmallWorkbook(path.join(dir, 'small.xlsx'));
+  return dir;
+}

@@ -6,8 +6,6 @@
 // Keycloak's HTML pages, and the read comes from the real Dagu. Then the workbook step-up and a token
 // for another resource. One Keycloak start for the file (30–90 s on 2 loaded cores).
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Client, UnauthorizedError } from '@modelcontextprotocol/client';
@@ -24,7 +22,7 @@ import {
   authorizeWithKeycloak,
   daguRealm,
   type Keycloak,
-  keycloakScript,
+  keycloakForTests,
   startKeycloak,
 } from '../../support/keycloak.ts';
 import {
@@ -33,13 +31,13 @@ import {
   type OAuthConnection,
   readDags,
 } from '../../support/oauth-clients.ts';
-import { writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
+import { smallWorkbookDir } from '../../support/workbook-fixtures.ts';
 
 const REALM = 'dagu';
 /** A realm for the gateway that needs no workbook scope of its own. */
 const ONE_SCOPE_REALM = 'dagu-one-scope';
-const installed = keycloakScript();
-const skip = skipUnlessCI('reason' in installed ? installed.reason : false);
+const { kcScript, unavailable } = keycloakForTests();
+const skip = skipUnlessCI(unavailable);
 
 let dagu: TestDagu;
 let keycloak: Keycloak;
@@ -136,13 +134,10 @@ async function addOptionalScope(clientId: string, scopeName: string): Promise<vo
 
 describe('resource-server mode against Keycloak', { skip }, () => {
   before(async () => {
-    if ('reason' in installed) return;
-    workbookDir = mkdtempSync(join(tmpdir(), 'keycloak-workbooks-'));
-    await writeSmallWorkbook(join(workbookDir, 'small.xlsx'));
+    if (kcScript === undefined) return;
+    workbookDir = await smallWorkbookDir('keycloak-workbooks-');
     dagu = await getTestDagu();
-    keycloak = await startKeycloak(installed.path);
-    // Reported with the results: what the Keycloak start costs this file.
-    console.log(`keycloak: ready in ${keycloak.startupMs} ms at ${keycloak.url}`);
+    keycloak = await startKeycloak(kcScript);
     const port = await freePort();
     publicUrl = `http://127.0.0.1:${port}`;
     await keycloak.importRealm(

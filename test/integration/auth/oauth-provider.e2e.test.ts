@@ -8,7 +8,6 @@
 // client (test/support/python/oauth_read.py) goes through each of these too; its tests assert the HTTP
 // exchanges it makes, since what it does on a refusal is the SDK's own choice.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +45,7 @@ import {
   DAGU_SCOPES,
   startAuthorizationServer,
 } from '../../support/oidc-provider.ts';
+import { type PythonResult, runOAuthRead } from '../../support/python-oauth.ts';
 import { runToEnd } from '../../support/run.ts';
 import { writeSmallWorkbook } from '../../support/workbook-fixtures.ts';
 
@@ -183,36 +183,6 @@ const until = (epochMs: number) => delay(Math.max(0, epochMs - Date.now()));
 const run = (command: string, args: readonly string[], env: Record<string, string> = {}) =>
   runToEnd(command, args, { env: { ...process.env, ...env } });
 
-interface PythonRead {
-  isError: boolean;
-  dags: string[];
-  /** How many sheets a workbook read returned. */
-  sheets: number;
-  error: unknown;
-}
-
-interface PythonResult {
-  tools: string[];
-  reads: PythonRead[];
-  /** Exceptions that ended a connect or the session's calls (the SDK's OAuth flow raising included). */
-  failures: Array<{ step: string; type: string; code: number | null; message: string }>;
-  authorizations: number;
-  /** Per trip to the authorization endpoint: the scope, resource and prompt the SDK asked for. */
-  authorizationRequests: Array<{ scope: string | null; resource: string | null; prompt: string | null }>;
-  /** Every access token the SDK saved, oldest first. */
-  accessTokens: string[];
-  scope: string | null;
-  refreshToken: boolean;
-  /** Every HTTP exchange of the SDK's HTTP client, in order (the headless user's are not in it). */
-  requests: Array<{
-    method: string;
-    url: string;
-    status: number;
-    bearer: string | null;
-    challenge: string | null;
-  }>;
-}
-
 interface PythonOptions {
   clientName?: string;
   /** The first read is the workbook target at this path instead of `dags`. */
@@ -239,55 +209,25 @@ async function pythonRead(t: TestContext, options: PythonOptions = {}): Promise<
     t.skip(skipUnlessCI(reason));
     return undefined;
   }
-  const script = join(import.meta.dirname, '..', '..', 'support', 'python', 'oauth_read.py');
   const args = [
-    script,
     gateway.mcpUrl,
     ...(options.workbook ? ['--workbook', options.workbook] : []),
     ...(options.paused ? ['--pause'] : []),
     ...(options.readAfterExpiry ? ['--read-after-expiry'] : []),
     ...(options.reconnect ? ['--reconnect'] : []),
   ];
-  const child = spawn(python, args, {
-    env: {
-      ...process.env,
-      OAUTH_LOGIN: user.login,
-      OAUTH_PASSWORD: user.password,
-      ...(options.clientName ? { OAUTH_CLIENT_NAME: options.clientName } : {}),
-      ...(options.approvals ? { OAUTH_APPROVALS: JSON.stringify(options.approvals) } : {}),
-      ...(options.accessToken ? { OAUTH_ACCESS_TOKEN: options.accessToken } : {}),
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
+  const env = {
+    OAUTH_LOGIN: user.login,
+    OAUTH_PASSWORD: user.password,
+    ...(options.clientName ? { OAUTH_CLIENT_NAME: options.clientName } : {}),
+    ...(options.approvals ? { OAUTH_APPROVALS: JSON.stringify(options.approvals) } : {}),
+    ...(options.accessToken ? { OAUTH_ACCESS_TOKEN: options.accessToken } : {}),
+  };
+  // The script pauses once (--pause), after its first read; the answer is an empty line.
+  return runOAuthRead(python, args, env, async ({ clientId }) => {
+    await options.paused?.(String(clientId));
+    return '';
   });
-  // The script may end without reading stdin (a failure before its pause).
-  child.stdin.on('error', () => {});
-  let stdout = '';
-  let stderr = '';
-  let pending: Promise<void> | undefined;
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk;
-    if (options.paused === undefined || pending !== undefined) return;
-    // The script pauses once, announcing it on a line of its own; the answer is a line on stdin.
-    const line = stdout
-      .split('\n')
-      .slice(0, -1)
-      .find((text) => text.startsWith('{"event": "paused"'));
-    if (line === undefined) return;
-    const { clientId } = JSON.parse(line) as { clientId: string };
-    pending = options.paused(clientId).finally(() => child.stdin.end('\n'));
-    // Awaited once the script has ended; kept from being reported as unhandled in between.
-    pending.catch(() => {});
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
-  await pending;
-  assert.equal(code, 0, stderr.slice(-2000));
-  return JSON.parse(stdout.trim().split('\n').at(-1)!) as PythonResult;
 }
 
 /** The audit's refusals with this reason, oldest first. */

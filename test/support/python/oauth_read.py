@@ -8,7 +8,8 @@ consent over HTTP with httpx2, redirects followed by hand) and the callback hand
 reached the redirect URI. Prints one JSON object on stdout (its last line).
 
     python oauth_read.py MCP_URL [--workbook PATH] [--pause] [--read-after-expiry] [--reconnect]
-        environment: OAUTH_LOGIN, OAUTH_PASSWORD, and optionally
+                         [--browser-stdio]
+        environment: OAUTH_LOGIN, OAUTH_PASSWORD (not with --browser-stdio), and optionally
           OAUTH_CLIENT_NAME    the registered client_name
           OAUTH_APPROVALS      JSON list, one entry per authorization: the scopes the user approves
                                at consent (space-separated), or null for every requested scope
@@ -18,6 +19,11 @@ The session initializes, lists the tools and reads once: `dags`, or with --workb
 target at PATH. With --pause it then prints {"event": "paused", "clientId": <registered client_id>} and waits for a line on stdin. With
 --read-after-expiry it reads `dags` again once the access token has expired by the client's clock
 (waiting exactly until then): the SDK refreshes the token before that request.
+
+With --browser-stdio the user's browser is the test's: each authorization URL is printed as
+{"event": "authorize", "url": <URL>} and the query that reached the redirect URI is read back as a
+line on stdin (the gateway's built-in server, whose consent page and upstream sign-in the test's
+user agent knows).
 
 An exception from the session (the SDK's OAuth flow raising included) ends the reads; the output
 lists it under "failures". With --reconnect a connect that failed (before or at `initialize`) is
@@ -78,9 +84,12 @@ class HeadlessUser:
         # The authorization requests the SDK sent the user to: their scope, resource and prompt.
         self.requests: list[dict[str, str | None]] = []
 
-    async def redirect(self, authorization_url: str) -> None:
+    def note_request(self, authorization_url: str) -> None:
         query = parse_qs(urlsplit(authorization_url).query)
         self.requests.append({name: (query.get(name) or [None])[0] for name in ("scope", "resource", "prompt")})
+
+    async def redirect(self, authorization_url: str) -> None:
+        self.note_request(authorization_url)
         approval = self.approvals[len(self.requests) - 1] if len(self.requests) <= len(self.approvals) else None
         self.callback = None
         origin = "{0.scheme}://{0.netloc}".format(urlsplit(authorization_url))
@@ -117,6 +126,20 @@ class HeadlessUser:
         return AuthorizationCodeResult(code=first["code"], state=first.get("state"), iss=first.get("iss"))
 
 
+class StdioBrowser(HeadlessUser):
+    """Hands each authorization URL to the test on stdout; reads the redirect's query from stdin."""
+
+    def __init__(self) -> None:
+        super().__init__("", "", [])
+
+    async def redirect(self, authorization_url: str) -> None:
+        self.note_request(authorization_url)
+        self.callback = None
+        print(json.dumps({"event": "authorize", "url": authorization_url}), flush=True)
+        line = await anyio.to_thread.run_sync(sys.stdin.readline)
+        self.callback = parse_qs(line.strip())
+
+
 def read_summary(result: CallToolResult) -> dict[str, Any]:
     data = (result.structured_content or {}).get("data") or {}
     return {
@@ -137,7 +160,11 @@ def failure_summary(error: BaseException, step: str) -> dict[str, Any]:
 
 async def main(args: argparse.Namespace) -> None:
     approvals: list[str | None] = json.loads(os.environ.get("OAUTH_APPROVALS", "[]"))
-    user = HeadlessUser(os.environ["OAUTH_LOGIN"], os.environ["OAUTH_PASSWORD"], approvals)
+    user = (
+        StdioBrowser()
+        if args.browser_stdio
+        else HeadlessUser(os.environ["OAUTH_LOGIN"], os.environ["OAUTH_PASSWORD"], approvals)
+    )
     preset = os.environ.get("OAUTH_ACCESS_TOKEN")
     storage = MemoryStorage(OAuthToken(access_token=preset) if preset else None)
     provider = OAuthClientProvider(
@@ -231,4 +258,5 @@ if __name__ == "__main__":
     parser.add_argument("--pause", action="store_true")
     parser.add_argument("--read-after-expiry", action="store_true")
     parser.add_argument("--reconnect", action="store_true")
+    parser.add_argument("--browser-stdio", action="store_true")
     anyio.run(main, parser.parse_args())
