@@ -9,6 +9,8 @@ export interface AuthServerConfig {
   /** Where registrations, grants, refresh tokens and signing keys live: Redis when set, else the folder. */
   state: { dir: string; redisUrl: string | undefined };
   signingKeyRotateS: number;
+  /** Requests one client address may make in a minute (discovery and keys not counted). */
+  ratePerMinute: number;
   clientIdMetadata: {
     enabled: boolean;
     /** Host names whose documents may be fetched; undefined: any public host. */

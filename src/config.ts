@@ -244,6 +244,7 @@ function authServerConfig(v: EnvValues, { str, num }: Readers): AuthServerConfig
     clientsFile: str('OAUTH_CLIENTS_FILE'),
     state: { dir: str('OAUTH_STATE_DIR')!, redisUrl: str('OAUTH_STATE_REDIS_URL') },
     signingKeyRotateS: num('OAUTH_SIGNING_KEY_ROTATE_S'),
+    ratePerMinute: num('OAUTH_RATE_LIMIT_PER_MINUTE'),
     clientIdMetadata: {
       enabled: v.OAUTH_CLIENT_ID_METADATA === true,
       hosts: list(v.OAUTH_CLIENT_ID_HOSTS)?.map((host) => host.toLowerCase()),

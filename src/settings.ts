@@ -69,6 +69,7 @@ export const ENV_SCHEMA = {
     OAUTH_CLIENTS_FILE: text,
     OAUTH_STATE_REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     OAUTH_SIGNING_KEY_ROTATE_S: integer(3600, 90 * 86_400, 7 * 86_400),
+    OAUTH_RATE_LIMIT_PER_MINUTE: integer(10, 1_000_000, 300),
     ALLOWED_HOSTS: text,
     ALLOWED_ORIGINS: text,
     AUDIT_LOG: { ...text, default: 'stdout' },
@@ -243,6 +244,9 @@ const SETTING_TEXT = {
   },
   OAUTH_SIGNING_KEY_ROTATE_S: {
     help: 'how long one token-signing key signs, in seconds; the old key verifies until its tokens expire',
+  },
+  OAUTH_RATE_LIMIT_PER_MINUTE: {
+    help: "requests to the built-in server's endpoints per minute per client address (discovery and keys not counted), counted by each process",
   },
   ALLOWED_HOSTS: { help: 'Host names served, comma-separated (DNS-rebinding protection)' },
   ALLOWED_ORIGINS: { help: "browser Origins accepted, comma-separated (PUBLIC_URL's own origin always is)" },

@@ -19,6 +19,7 @@ export const OAUTH_OUTCOMES = [
   'unauthorized_client',
   'unsupported_grant_type',
   'server_error',
+  'temporarily_unavailable',
   'other',
 ] as const;
 export type OAuthOutcome = (typeof OAUTH_OUTCOMES)[number];

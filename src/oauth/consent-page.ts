@@ -97,3 +97,7 @@ export const htmlError = (reply: FastifyReply, status: number, title: string, me
     .header('cache-control', 'no-store')
     .type('text/html; charset=utf-8')
     .send(messagePage(title, message));
+
+/** An OAuth error answer (RFC 6749 section 5.2) to a host's client, never cached. */
+export const oauthJsonError = (reply: FastifyReply, status: number, error: string, description: string) =>
+  reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description });

@@ -19,6 +19,7 @@ import {
   type OAuthAuditEntry,
   type ProviderState,
 } from './provider.ts';
+import { limitOAuthRequests } from './rate-limit.ts';
 import { decideScopes, keptClaims, scopeList } from './scope-policy.ts';
 import { openStateStore, type ServerRecords, serverRecords } from './server-state.ts';
 import { publicJwks, rotateSigningKeys, type SigningKeyPolicy, signingKeys } from './state/signing-keys.ts';
@@ -48,6 +49,9 @@ export interface BuiltinAuthServer {
 
 /** A sign-in sent upstream waits for its callback ten minutes at most, like the interaction. */
 const PENDING_TTL_S = 600;
+
+/** A request of one sign-in's routes, addressed by its interaction's uid. */
+type ByUid = FastifyRequest<{ Params: { uid: string } }>;
 
 /** What the interaction routes share: the provider, the upstream, and who signed in and consented. */
 interface ServerState {
@@ -131,11 +135,7 @@ async function grantAndFinish(
   );
 }
 
-async function showInteraction(
-  s: ServerState,
-  request: FastifyRequest<{ Params: { uid: string } }>,
-  reply: FastifyReply,
-) {
+async function showInteraction(s: ServerState, request: ByUid, reply: FastifyReply) {
   const { provider, records, csrfFor } = s;
   const details = await provider.interactionDetails(request.raw, reply.raw);
   if (details.uid !== request.params.uid)
@@ -169,11 +169,7 @@ async function showInteraction(
     );
 }
 
-async function answerConsent(
-  s: ServerState,
-  request: FastifyRequest<{ Params: { uid: string } }>,
-  reply: FastifyReply,
-) {
+async function answerConsent(s: ServerState, request: ByUid, reply: FastifyReply) {
   const { provider, records, csrfFor, audit, upstream } = s;
   const form = await readForm(request);
   const details = await provider.interactionDetails(request.raw, reply.raw);
@@ -227,11 +223,7 @@ async function upstreamCallback(s: ServerState, request: FastifyRequest, reply: 
   return reply.redirect(`${interactionPath(entry.uid)}/callback?${query}`, 303);
 }
 
-async function finishSignIn(
-  s: ServerState,
-  request: FastifyRequest<{ Params: { uid: string } }>,
-  reply: FastifyReply,
-) {
+async function finishSignIn(s: ServerState, request: ByUid, reply: FastifyReply) {
   const { provider, records, audit, settings, issuer, upstream } = s;
   const query = new URL(request.url, issuer).searchParams;
   const entry = await records.takePending(query.get('state') ?? '');
@@ -275,26 +267,17 @@ function routes(s: ServerState) {
     // oidc-provider reads request bodies itself: nothing here parses them.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    await limitOAuthRequests(app, { perMinute: s.settings.config.ratePerMinute, audit: s.audit });
     app.get('/.well-known/openid-configuration', (request, reply) => toProvider(s, request, reply));
     // RFC 8414 discovery, what MCP hosts read first: the same document.
     app.get('/.well-known/oauth-authorization-server', (request, reply) =>
       toProvider(s, request, reply, '/.well-known/openid-configuration'),
     );
-    app.get(CALLBACK_PATH, (request: FastifyRequest<{ Params: { uid: string } }>, reply) =>
-      upstreamCallback(s, request, reply),
-    );
-    app.get(
-      `${OAUTH_PREFIX}/interaction/:uid`,
-      (request: FastifyRequest<{ Params: { uid: string } }>, reply) => showInteraction(s, request, reply),
-    );
-    app.post(
-      `${OAUTH_PREFIX}/interaction/:uid/consent`,
-      (request: FastifyRequest<{ Params: { uid: string } }>, reply) => answerConsent(s, request, reply),
-    );
-    app.get(
-      `${OAUTH_PREFIX}/interaction/:uid/callback`,
-      (request: FastifyRequest<{ Params: { uid: string } }>, reply) => finishSignIn(s, request, reply),
-    );
+    app.get(CALLBACK_PATH, (request: ByUid, reply) => upstreamCallback(s, request, reply));
+    const interaction = `${OAUTH_PREFIX}/interaction/:uid`;
+    app.get(interaction, (request: ByUid, reply) => showInteraction(s, request, reply));
+    app.post(`${interaction}/consent`, (request: ByUid, reply) => answerConsent(s, request, reply));
+    app.get(`${interaction}/callback`, (request: ByUid, reply) => finishSignIn(s, request, reply));
     app.all(`${OAUTH_PREFIX}/*`, (request, reply) => toProvider(s, request, reply));
     app.setErrorHandler((error: Error, request, reply) => {
       s.settings.log.warn(

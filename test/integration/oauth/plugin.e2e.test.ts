@@ -328,6 +328,54 @@ describe('the consent form accepts only its own page’s post', () => {
 
 // ---- metrics ----------------------------------------------------------------------------------
 
+// ---- requests per address ----------------------------------------------------------------------
+
+test('past OAUTH_RATE_LIMIT_PER_MINUTE one address gets 429 at registration and sign-in, audited and counted; discovery and keys stay served', async () => {
+  const limited = await startCapturedGateway(
+    gatewayEnv(await freePort(), {
+      OAUTH_STATE_DIR: join(workbookDir, 'oauth-state-limited'),
+      OAUTH_RATE_LIMIT_PER_MINUTE: '10',
+    }),
+  );
+  try {
+    const register = () =>
+      fetch(`${limited.baseUrl}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          redirect_uris: ['http://127.0.0.1:9/oauth/callback'],
+          token_endpoint_auth_method: 'none',
+        }),
+      });
+    for (let i = 0; i < 10; i += 1) assert.equal((await register()).status, 201);
+    const refused = await register();
+    assert.equal(refused.status, 429);
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    assert.equal(((await refused.json()) as { error: string }).error, 'temporarily_unavailable');
+    const signIn = await fetch(authorizeUrl(limited.baseUrl, 'team-agent'), { redirect: 'manual' });
+    assert.equal(signIn.status, 429);
+    assert.match(String(signIn.headers.get('content-type')), /^text\/html/);
+    for (const path of ['/.well-known/oauth-authorization-server', '/oauth/jwks']) {
+      assert.equal((await fetch(`${limited.baseUrl}${path}`)).status, 200, path);
+    }
+    const refusals = limited.auditLines().filter((line) => line.outcome === 'temporarily_unavailable');
+    assert.deepEqual(
+      refusals.map((line) => [line.event, line.path, line.http_status]),
+      [
+        ['oauth.refused', '/oauth/register', 429],
+        ['oauth.refused', '/oauth/authorize', 429],
+      ],
+    );
+    const metrics = await (await fetch(`${limited.baseUrl}/metrics`)).text();
+    assert.match(
+      metrics,
+      /^mcp_gateway_oauth_events_total\{event="refused",outcome="temporarily_unavailable"\} 2$/m,
+    );
+  } finally {
+    await limited.close();
+  }
+});
+
 test('every audited event is counted on /metrics by event and outcome, as many as the audit log holds', async () => {
   const body = await (await fetch(`${publicUrl}/metrics`)).text();
   const counted = (event: string, outcome: string) =>

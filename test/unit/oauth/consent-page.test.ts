@@ -1,11 +1,13 @@
 // The consent page (src/oauth/consent-page.ts): what it shows, escaped, and the form it posts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import Fastify from 'fastify';
 import {
   consentPage,
   consentPagePolicy,
   consentPostProblem,
   messagePage,
+  oauthJsonError,
 } from '../../../src/oauth/consent-page.ts';
 
 describe('consentPage', () => {
@@ -101,5 +103,17 @@ describe('consentPagePolicy', () => {
 
   test('no redirect URI: only this origin and the upstream', () => {
     assert.equal(formAction(consentPagePolicy(upstream, null)), "'self' https://login.example");
+  });
+});
+
+describe('oauthJsonError', () => {
+  test('answers the status with an OAuth error body, never cached', async () => {
+    const app = Fastify();
+    app.get('/', (_request, reply) => oauthJsonError(reply, 429, 'temporarily_unavailable', 'slow down'));
+    const answer = await app.inject('/');
+    assert.equal(answer.statusCode, 429);
+    assert.equal(answer.headers['cache-control'], 'no-store');
+    assert.deepEqual(answer.json(), { error: 'temporarily_unavailable', error_description: 'slow down' });
+    await app.close();
   });
 });

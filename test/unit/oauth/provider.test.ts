@@ -20,6 +20,7 @@ const CONFIG: AuthServerConfig = {
   clientsFile: undefined,
   state: { dir: 'unused', redisUrl: undefined },
   signingKeyRotateS: 86_400,
+  ratePerMinute: 300,
   clientIdMetadata: {
     enabled: true,
     hosts: undefined,
