@@ -140,38 +140,46 @@ export function matchLeanCall(body: unknown, headers: Headers): LeanCall | undef
 // Serialization: the fixed parts of each answer are written once, at start-up, in the key order the
 // SDK writes them, so the two paths answer byte for byte alike (a hand-built writer: the answer is
 // mostly `data`, which no schema describes, so a schema-compiled serializer has nothing to gain).
-type ResultTails = Readonly<Record<Era, { tool: string; resource: string }>>;
+type ResultTails = Readonly<Record<Era, { resource: string }>>;
 
 function resultTails(serverInfo: ServerInfo): ResultTails {
   const serverMeta = JSON.stringify({ [SERVER_INFO_META_KEY]: serverInfo });
   return {
     modern: {
-      tool: `,"resultType":"complete","_meta":${serverMeta}},"jsonrpc":"2.0","id":`,
       resource: `,"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":${serverMeta}},"jsonrpc":"2.0","id":`,
     },
-    legacy: { tool: '},"jsonrpc":"2.0","id":', resource: '},"jsonrpc":"2.0","id":' },
+    legacy: { resource: '},"jsonrpc":"2.0","id":' },
   };
 }
 
 type ContentItem = CallToolResult['content'][number];
 
-/** One content item in the SDK's key order (its schemas put `type` last on resource links). */
-function contentJson(item: ContentItem): string {
-  if (item.type === 'text') return `{"type":"text","text":${JSON.stringify(item.text)}}`;
+/** One content item with its keys in the SDK's order (its schemas put `type` last on resource links). */
+function sdkOrdered(item: ContentItem): ContentItem {
+  if (item.type === 'text') return { type: 'text', text: item.text };
   if (item.type === 'resource_link') {
-    return `{"name":${JSON.stringify(item.name)},"uri":${JSON.stringify(item.uri)},"mimeType":${JSON.stringify(item.mimeType)},"type":"resource_link"}`;
+    return { name: item.name, uri: item.uri, mimeType: item.mimeType, type: 'resource_link' };
   }
   throw new Error(`the read tool returned a content item the lean path cannot write: ${item.type}`);
 }
 
-function toolResultJson(result: CallToolResult, tail: string, id: string | number): string {
-  const content = result.content.map(contentJson).join(',');
-  const structured =
-    result.structuredContent === undefined
-      ? ''
-      : `,"structuredContent":${JSON.stringify(result.structuredContent)}`;
-  const isError = result.isError === true ? ',"isError":true' : '';
-  return `{"result":{"content":[${content}]${structured}${isError}${tail}${JSON.stringify(id)}}`;
+/**
+ * The whole answer as one object in the SDK's key order, written by one JSON.stringify: no string per
+ * item and field joined afterwards. Undefined members (no structured content, no error, the legacy era's
+ * `resultType` and `_meta`) are left out by JSON.stringify, as the SDK leaves them out.
+ */
+function toolResultJson(result: CallToolResult, meta: JsonObject | undefined, id: string | number): string {
+  return JSON.stringify({
+    result: {
+      content: result.content.map(sdkOrdered),
+      structuredContent: result.structuredContent,
+      isError: result.isError === true ? true : undefined,
+      resultType: meta === undefined ? undefined : 'complete',
+      _meta: meta,
+    },
+    jsonrpc: '2.0',
+    id,
+  });
 }
 
 function resourceAnswerJson(answer: ResourceReadAnswer, tail: string, id: string | number): string {
@@ -229,13 +237,18 @@ export function createLeanPath(options: {
 }): LeanPath {
   const { reads, observe, toolText } = options;
   const tails = resultTails(options.serverInfo);
+  // The modern era's result `_meta`: the server's info, as the SDK writes it.
+  const toolMeta: Readonly<Record<Era, JsonObject | undefined>> = {
+    modern: { [SERVER_INFO_META_KEY]: options.serverInfo },
+    legacy: undefined,
+  };
   return {
     async serve(call, facts) {
       if (call.method === 'tools/call') {
         const result = await checkedToolResult(() =>
           callReadTool(reads, observe, call.rawArguments, facts, toolText),
         );
-        return toolResultJson(result, tails[call.era].tool, call.id);
+        return toolResultJson(result, toolMeta[call.era], call.id);
       }
       const answer = await readResource(reads, observe, call.uri, facts);
       return resourceAnswerJson(answer, tails[call.era].resource, call.id);
