@@ -10,15 +10,17 @@
  * of it has gone.
  */
 
+import type { CallSignal } from '../core/deadline.ts';
+
 export interface Answer {
   status: number;
   text: string;
 }
 
-export type Send = (route: string, path: string, signal?: AbortSignal) => Promise<Answer>;
+export type Send = (route: string, path: string, signal?: CallSignal) => Promise<Answer>;
 
 interface Caller {
-  signal: AbortSignal | undefined;
+  signal: CallSignal | undefined;
   resolve(answer: Answer): void;
   reject(error: unknown): void;
   /** Stops listening to the caller's signal. */
@@ -35,7 +37,7 @@ interface Batch {
 
 export interface CoalescingOptions {
   /** The error for a caller whose signal aborted before the answer came. */
-  aborted(signal: AbortSignal): Error;
+  aborted(signal: CallSignal): Error;
   /** One GET that joined a request another caller had asked for. */
   onJoined?(route: string): void;
 }
@@ -56,7 +58,7 @@ export function coalescing(send: Send, options: CoalescingOptions): Send {
         else caller.resolve(answer);
       }
     };
-    let signal: AbortSignal | undefined;
+    let signal: CallSignal | undefined;
     if (callers.length === 1) {
       // Alone: the request follows the caller's own signal, as an unshared GET would.
       signal = callers[0]!.signal;

@@ -1,5 +1,5 @@
 import type { Pool } from 'undici';
-import { timeoutReason } from '../core/deadline.ts';
+import { type CallSignal, timeoutReason } from '../core/deadline.ts';
 import { DaguError } from './errors.ts';
 
 /**
@@ -51,7 +51,7 @@ export function dispatchGet(
   path: string,
   headers: Readonly<Record<string, string>>,
   timeoutMs: number,
-  signal: AbortSignal | undefined,
+  signal: CallSignal | undefined,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     let abortRequest: ((reason: Error) => void) | undefined;
@@ -121,7 +121,7 @@ export function dispatchGet(
 /** How a GET that ended without a whole answer is labelled for metrics, and the DaguError it raises. */
 export function failureOf(
   failure: TransportFailure,
-  callerSignal: AbortSignal | undefined,
+  callerSignal: CallSignal | undefined,
 ): { outcome: UpstreamOutcome; error: DaguError } {
   if (failure.kind === 'too_large') {
     return {
