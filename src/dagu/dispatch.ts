@@ -42,6 +42,9 @@ const asError = (reason: unknown) => (reason instanceof Error ? reason : new Err
 
 type Settled = { status: number; text: string };
 
+/** Listener options of every GET: one object, not one per request. */
+const ONCE = Object.freeze({ once: true });
+
 /**
  * One GET in flight: undici's handler and the request's own state in one object, its callbacks on the
  * prototype (an object literal of five closures and the closures they share cost seven objects per
@@ -73,7 +76,7 @@ class GetInFlight {
     if (signal === undefined) return;
     this.onCallerAbort = () => this.stop('caller', asError(signal.reason));
     if (signal.aborted) this.onCallerAbort();
-    else signal.addEventListener('abort', this.onCallerAbort, { once: true });
+    else signal.addEventListener('abort', this.onCallerAbort, ONCE);
   }
 
   private stop(by: 'timeout' | 'caller', reason: Error): void {
