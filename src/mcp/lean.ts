@@ -196,10 +196,11 @@ function resourceAnswerJson(answer: ResourceReadAnswer, tail: string, id: string
 }
 
 /** What the SDK's tool wrapper does around our handler: check a success against the output schema, and
- * turn a throw into a tool error carrying the message. */
-async function checkedToolResult(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+ * turn a throw into a tool error carrying the message. Given the handler's promise, not a closure to
+ * call: an async function's throw is its promise's rejection, caught here the same. */
+async function checkedToolResult(running: Promise<CallToolResult>): Promise<CallToolResult> {
   try {
-    const result = await run();
+    const result = await running;
     if (result.isError === true) return result;
     const checked = await READ_TOOL_OUTPUT['~standard'].validate(result.structuredContent);
     if (checked.issues !== undefined && checked.issues.length > 0) {
@@ -245,7 +246,7 @@ export function createLeanPath(options: {
   return {
     async serve(call, facts) {
       if (call.method === 'tools/call') {
-        const result = await checkedToolResult(() =>
+        const result = await checkedToolResult(
           callReadTool(reads, observe, call.rawArguments, facts, toolText),
         );
         return toolResultJson(result, toolMeta[call.era], call.id);
