@@ -69,7 +69,39 @@ const acceptedEnvelopes = new Set<string>();
 const MAX_ACCEPTED_ENVELOPES = 512;
 const MAX_ENVELOPE_KEY_CHARS = 2048;
 
+/**
+ * The envelope classified and accepted last, parsed back from its key: a client sends the same one on
+ * every call, and comparing in place makes no string (its JSON.stringify made six objects per call).
+ * Any other envelope is looked up by its key as before.
+ */
+let lastAccepted: JsonObject | undefined;
+
+/**
+ * Two values as JSON.parse gives them are the same JSON, key order aside (the classifier's verdict
+ * does not depend on it). Recursive, but a message nesting deeper than MAX_BODY_DEPTH
+ * (src/http/mcp-route.ts) is refused before it gets here.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i += 1) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  const left = a as JsonObject;
+  const right = b as JsonObject;
+  let keys = 0;
+  for (const key in left) {
+    if (!Object.hasOwn(right, key) || !sameJson(left[key], right[key])) return false;
+    keys += 1;
+  }
+  for (const key in right) if (Object.hasOwn(right, key)) keys -= 1;
+  return keys === 0;
+}
+
 function sdkAcceptsEnvelope(method: string, meta: JsonObject): boolean {
+  if (lastAccepted !== undefined && sameJson(meta, lastAccepted)) return true;
   const key = JSON.stringify(meta);
   if (acceptedEnvelopes.has(key)) return true;
   // The classifier sees the envelope alone (with agreeing headers): header and body checks are done
@@ -87,6 +119,7 @@ function sdkAcceptsEnvelope(method: string, meta: JsonObject): boolean {
   if (accepted && key.length <= MAX_ENVELOPE_KEY_CHARS) {
     if (acceptedEnvelopes.size >= MAX_ACCEPTED_ENVELOPES) acceptedEnvelopes.clear();
     acceptedEnvelopes.add(key);
+    lastAccepted = JSON.parse(key) as JsonObject;
   }
   return accepted;
 }
