@@ -2,6 +2,7 @@ import { Pool } from 'undici';
 import type { GatewayConfig } from '../config.ts';
 import type { CacheSlice } from '../core/byte-lru.ts';
 import { hasLoneSurrogate } from '../core/code-points.ts';
+import type { CallSignal } from '../core/deadline.ts';
 import { shownValue } from '../core/shown-value.ts';
 import { type Answer, coalescing } from './coalesce.ts';
 import type { HealthAnswer } from './detect.ts';
@@ -178,8 +179,8 @@ function upstreamSender(
   headers: Readonly<Record<string, string>>,
   hooks: DaguClientHooks,
   onUnreachable: () => void,
-): (route: string, path: string, callerSignal?: AbortSignal) => Promise<Answer> {
-  function send(route: string, path: string, callerSignal?: AbortSignal): Promise<Answer> {
+): (route: string, path: string, callerSignal?: CallSignal) => Promise<Answer> {
+  function send(route: string, path: string, callerSignal?: CallSignal): Promise<Answer> {
     const traced = hooks.traceRequest?.(route);
     return traced === undefined
       ? sendWith(route, path, headers, callerSignal)
@@ -190,7 +191,7 @@ function upstreamSender(
     traced: UpstreamTrace,
     route: string,
     path: string,
-    callerSignal?: AbortSignal,
+    callerSignal?: CallSignal,
   ): Promise<Answer> {
     try {
       const answer = await sendWith(route, path, { ...headers, ...traced.headers }, callerSignal);
@@ -206,7 +207,7 @@ function upstreamSender(
     route: string,
     path: string,
     requestHeaders: Readonly<Record<string, string>>,
-    callerSignal?: AbortSignal,
+    callerSignal?: CallSignal,
   ): Promise<Answer> {
     const started = performance.now();
     let outcome: UpstreamOutcome = 'network_error';
@@ -240,7 +241,7 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
   const send = upstreamSender(pool, config.timeoutMs, headers, hooks, () => finder.distrust());
 
   /** The health route under one REST base, its body read leniently (Dagu 2.x answers `/api/v2/health` with HTML). */
-  async function askHealth(apiBase: string, signal?: AbortSignal): Promise<HealthAnswer> {
+  async function askHealth(apiBase: string, signal?: CallSignal): Promise<HealthAnswer> {
     const { status, text } = await send('/health', `${basePath}${apiBase}/health`, signal);
     try {
       const json: unknown = JSON.parse(text);
@@ -280,7 +281,7 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
       return finder.known?.generation ?? 2;
     },
     get,
-    async ready(signal?: AbortSignal): Promise<void> {
+    async ready(signal?: CallSignal): Promise<void> {
       await finder.resolve(signal);
     },
     probe: (signal) => finder.probe(signal),

@@ -10,19 +10,21 @@
  * of it has gone.
  */
 
+import type { CallSignal } from '../core/deadline.ts';
+
 export interface Answer {
   status: number;
   text: string;
 }
 
-export type Send = (route: string, path: string, signal?: AbortSignal) => Promise<Answer>;
+export type Send = (route: string, path: string, signal?: CallSignal) => Promise<Answer>;
 
 interface Caller {
-  signal: AbortSignal | undefined;
+  signal: CallSignal | undefined;
   resolve(answer: Answer): void;
   reject(error: unknown): void;
-  /** Stops listening to the caller's signal. */
-  release(): void;
+  /** The listener on the caller's signal, removed once the caller is answered. */
+  onAbort: () => void;
   settled: boolean;
 }
 
@@ -35,28 +37,33 @@ interface Batch {
 
 export interface CoalescingOptions {
   /** The error for a caller whose signal aborted before the answer came. */
-  aborted(signal: AbortSignal): Error;
+  aborted(signal: CallSignal): Error;
   /** One GET that joined a request another caller had asked for. */
   onJoined?(route: string): void;
 }
+
+/** Listener options of every caller: one object, not one per GET. */
+const ONCE = Object.freeze({ once: true });
+const unsettled = (caller: Caller) => !caller.settled;
 
 export function coalescing(send: Send, options: CoalescingOptions): Send {
   const waiting = new Map<string, Batch>();
 
   function start(path: string, batch: Batch): void {
     waiting.delete(path);
-    const callers = batch.callers.filter((caller) => !caller.settled);
+    // No caller joins a batch once it starts: when none has gone, the list is used as it is.
+    const callers = batch.callers.every(unsettled) ? batch.callers : batch.callers.filter(unsettled);
     if (callers.length === 0) return;
     const finish = (answer: Answer | undefined, error?: unknown) => {
       for (const caller of callers) {
         if (caller.settled) continue;
         caller.settled = true;
-        caller.release();
+        caller.signal?.removeEventListener('abort', caller.onAbort);
         if (answer === undefined) caller.reject(error);
         else caller.resolve(answer);
       }
     };
-    let signal: AbortSignal | undefined;
+    let signal: CallSignal | undefined;
     if (callers.length === 1) {
       // Alone: the request follows the caller's own signal, as an unshared GET would.
       signal = callers[0]!.signal;
@@ -65,10 +72,7 @@ export function coalescing(send: Send, options: CoalescingOptions): Send {
       batch.abort = (reason) => controller.abort(reason);
       signal = controller.signal;
     }
-    send(batch.route, path, signal).then(
-      (answer) => finish(answer),
-      (error) => finish(undefined, error),
-    );
+    send(batch.route, path, signal).then(finish, (error) => finish(undefined, error));
   }
 
   return (route, path, signal) =>
@@ -96,14 +100,8 @@ export function coalescing(send: Send, options: CoalescingOptions): Send {
           joined.abort(signal!.reason);
         }
       };
-      const caller: Caller = {
-        signal,
-        resolve,
-        reject,
-        settled: false,
-        release: () => signal?.removeEventListener('abort', onAbort),
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const caller: Caller = { signal, resolve, reject, onAbort, settled: false };
+      signal?.addEventListener('abort', onAbort, ONCE);
       batch.callers.push(caller);
     });
 }

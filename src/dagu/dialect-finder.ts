@@ -1,3 +1,4 @@
+import type { CallSignal } from '../core/deadline.ts';
 import {
   type Detection,
   type Dialect,
@@ -21,7 +22,7 @@ import type { DaguProbeResult } from './types.ts';
  */
 export interface DialectFinder {
   /** The dialect to use now: found first when not known yet (or no longer trusted). */
-  resolve(signal?: AbortSignal): Promise<Dialect>;
+  resolve(signal?: CallSignal): Promise<Dialect>;
   /** The dialect known now, if any (explicit, or found). */
   readonly known: Dialect | undefined;
   /** Dagu did not answer a request: with auto, find the dialect again on the next use. */
@@ -31,7 +32,7 @@ export interface DialectFinder {
 }
 
 /** Asks the health route under one REST base; throws a DaguError when Dagu does not answer. */
-export type AskHealth = (apiBase: string, signal?: AbortSignal) => Promise<HealthAnswer>;
+export type AskHealth = (apiBase: string, signal?: CallSignal) => Promise<HealthAnswer>;
 
 /** The reason a health answer is not "ready", if any. */
 function healthProblem(answer: HealthAnswer): string | undefined {
@@ -94,7 +95,7 @@ export function createDialectFinder(configuredBase: string, ask: AskHealth): Dia
   let finding: Promise<Detection> | undefined;
 
   /** One detection at a time; its result replaces the dialect in use when one is found. */
-  const find = (signal?: AbortSignal): Promise<Detection> => {
+  const find = (signal?: CallSignal): Promise<Detection> => {
     finding ??= detectDialect((apiBase) => ask(apiBase, signal))
       .then((detection) => {
         if (detection.found) {
@@ -109,7 +110,7 @@ export function createDialectFinder(configuredBase: string, ask: AskHealth): Dia
     return finding;
   };
 
-  async function resolve(signal?: AbortSignal): Promise<Dialect> {
+  async function resolve(signal?: CallSignal): Promise<Dialect> {
     if (known !== undefined && trusted) return known;
     const detection = await find(signal);
     if (!detection.found)

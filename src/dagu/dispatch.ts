@@ -1,5 +1,5 @@
 import type { Pool } from 'undici';
-import { timeoutReason } from '../core/deadline.ts';
+import { type CallSignal, timeoutReason } from '../core/deadline.ts';
 import { DaguError } from './errors.ts';
 
 /**
@@ -40,6 +40,103 @@ export class TransportFailure extends Error {
 
 const asError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
 
+type Settled = { status: number; text: string };
+
+/** Listener options of every GET: one object, not one per request. */
+const ONCE = Object.freeze({ once: true });
+
+/**
+ * One GET in flight: undici's handler and the request's own state in one object, its callbacks on the
+ * prototype (an object literal of five closures and the closures they share cost seven objects per
+ * request). Aborted after its timeout (one timer, cleared at the end) or when the caller's signal
+ * aborts; settles once, with the answer or a TransportFailure.
+ */
+class GetInFlight {
+  private abortRequest: ((reason: Error) => void) | undefined = undefined;
+  private abortedBy: TransportFailure['aborted'] = undefined;
+  private abortReason: Error | undefined = undefined;
+  private status: number | undefined = undefined;
+  private size = 0;
+  private readonly chunks: Buffer[] = [];
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+  /** The listener on the caller's signal, when there is one. */
+  private readonly onCallerAbort: (() => void) | undefined;
+
+  constructor(
+    timeoutMs: number,
+    private readonly signal: CallSignal | undefined,
+    private readonly resolve: (answer: Settled) => void,
+    private readonly reject: (failure: TransportFailure) => void,
+  ) {
+    this.timer = setTimeout(
+      () => this.stop('timeout', timeoutReason('Dagu did not answer in time.')),
+      timeoutMs,
+    );
+    if (signal === undefined) return;
+    this.onCallerAbort = () => this.stop('caller', asError(signal.reason));
+    if (signal.aborted) this.onCallerAbort();
+    else signal.addEventListener('abort', this.onCallerAbort, ONCE);
+  }
+
+  private stop(by: 'timeout' | 'caller', reason: Error): void {
+    if (this.abortedBy !== undefined) return;
+    this.abortedBy = by;
+    this.abortReason = reason;
+    this.abortRequest?.(reason);
+  }
+
+  private settle(failure: TransportFailure | undefined, text?: string): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    if (this.onCallerAbort !== undefined) this.signal?.removeEventListener('abort', this.onCallerAbort);
+    if (failure !== undefined) this.reject(failure);
+    else this.resolve({ status: this.status!, text: text! });
+  }
+
+  onConnect(abort: (reason: Error) => void): void {
+    this.abortRequest = abort;
+    if (this.abortReason !== undefined) abort(this.abortReason);
+  }
+
+  onHeaders(statusCode: number): boolean {
+    this.status = statusCode;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.size += chunk.byteLength;
+    if (this.size > MAX_BODY_BYTES) {
+      this.settle(new TransportFailure('too_large', this.status, undefined, undefined));
+      this.abortRequest?.(new Error('the body is too large'));
+      return false;
+    }
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.status === undefined) {
+      this.settle(new TransportFailure('no_answer', undefined, this.abortedBy, undefined));
+      return;
+    }
+    const { chunks, size } = this;
+    this.settle(undefined, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8'));
+  }
+
+  onError(error: Error): void {
+    this.settle(
+      new TransportFailure(
+        this.status === undefined ? 'no_answer' : 'truncated',
+        this.status,
+        this.abortedBy,
+        error,
+      ),
+    );
+  }
+}
+
 /**
  * One GET through the pool's dispatcher, the body gathered as it arrives: undici's `request()` would
  * wrap every answer in a stream read through an async iterator, a cost paid on every read for bodies
@@ -51,77 +148,17 @@ export function dispatchGet(
   path: string,
   headers: Readonly<Record<string, string>>,
   timeoutMs: number,
-  signal: AbortSignal | undefined,
-): Promise<{ status: number; text: string }> {
+  signal: CallSignal | undefined,
+): Promise<Settled> {
   return new Promise((resolve, reject) => {
-    let abortRequest: ((reason: Error) => void) | undefined;
-    let abortedBy: TransportFailure['aborted'];
-    let abortReason: Error | undefined;
-    let status: number | undefined;
-    let size = 0;
-    const chunks: Buffer[] = [];
-    let settled = false;
-    const stop = (by: 'timeout' | 'caller', reason: Error) => {
-      if (abortedBy !== undefined) return;
-      abortedBy = by;
-      abortReason = reason;
-      abortRequest?.(reason);
-    };
-    const timer = setTimeout(() => stop('timeout', timeoutReason('Dagu did not answer in time.')), timeoutMs);
-    const onAbort = () => stop('caller', asError(signal!.reason));
-    const settle = (failure: TransportFailure | undefined, text?: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (failure !== undefined) reject(failure);
-      else resolve({ status: status!, text: text! });
-    };
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-    pool.dispatch(
-      { method: 'GET', path, headers },
-      {
-        onConnect(abort) {
-          abortRequest = abort;
-          if (abortReason !== undefined) abort(abortReason);
-        },
-        onHeaders(statusCode) {
-          status = statusCode;
-          return true;
-        },
-        onData(chunk) {
-          size += chunk.byteLength;
-          if (size > MAX_BODY_BYTES) {
-            settle(new TransportFailure('too_large', status, undefined, undefined));
-            abortRequest?.(new Error('the body is too large'));
-            return false;
-          }
-          chunks.push(chunk);
-          return true;
-        },
-        onComplete() {
-          if (status === undefined)
-            return settle(new TransportFailure('no_answer', undefined, abortedBy, undefined));
-          settle(
-            undefined,
-            (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8'),
-          );
-        },
-        onError(error) {
-          settle(
-            new TransportFailure(status === undefined ? 'no_answer' : 'truncated', status, abortedBy, error),
-          );
-        },
-      },
-    );
+    pool.dispatch({ method: 'GET', path, headers }, new GetInFlight(timeoutMs, signal, resolve, reject));
   });
 }
 
 /** How a GET that ended without a whole answer is labelled for metrics, and the DaguError it raises. */
 export function failureOf(
   failure: TransportFailure,
-  callerSignal: AbortSignal | undefined,
+  callerSignal: CallSignal | undefined,
 ): { outcome: UpstreamOutcome; error: DaguError } {
   if (failure.kind === 'too_large') {
     return {

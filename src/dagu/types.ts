@@ -1,3 +1,5 @@
+import type { CallSignal } from '../core/deadline.ts';
+
 /**
  * The Dagu REST client as the read service sees it. The implementation (src/dagu/client.ts) owns the
  * connection pool, timeouts and path escaping; its failures are DaguErrors (src/dagu/errors.ts).
@@ -8,7 +10,7 @@ export interface DaguRequest {
   /** Values for the `{…}` placeholders; each is escaped as one path segment. */
   params?: Readonly<Record<string, string>>;
   query?: ReadonlyArray<readonly [string, string]>;
-  signal?: AbortSignal;
+  signal?: CallSignal;
 }
 
 export interface DaguResponse {
@@ -40,7 +42,7 @@ export interface DaguClient {
    */
   readonly generation: 1 | 2;
   /** Resolves once the REST dialect is known (found from Dagu's health routes with auto); rejects with a DaguError. */
-  ready(signal?: AbortSignal): Promise<void>;
+  ready(signal?: CallSignal): Promise<void>;
   /** The readiness probe (never rejects): reachability, version, dialect and whether it fits. */
   probe(signal: AbortSignal): Promise<DaguProbeResult>;
   /**

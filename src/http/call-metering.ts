@@ -160,8 +160,9 @@ async function callMetering(app: FastifyInstance, options: CallMeteringOptions):
         });
       }
     }
-    // 'close' fires once the response ends or the client goes away, hijacked replies included.
-    reply.raw.once('close', () => {
+    // 'close' fires once the response ends or the client goes away, hijacked replies included; once
+    // only, so `on` (once's wrapper is two objects per request).
+    reply.raw.on('close', () => {
       ledger.release(key, calls);
       metrics?.inflight(-calls);
     });

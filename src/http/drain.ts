@@ -55,12 +55,17 @@ async function drainConcern(app: FastifyInstance, options: DrainOptions): Promis
     for (const session of sessions) session.close();
   };
 
+  // One listener for every response, called with the response as `this`: no closure per request,
+  // and `on`, not `once` (a response closes once; once's wrapper is two objects per request).
+  function forget(this: ServerResponse) {
+    inFlight.delete(this);
+  }
   // A callback hook: an async one costs a promise and Fastify's continuation per request.
   app.addHook('onRequest', (_request, reply, done) => {
     if (drained !== undefined) closeAfter(reply.raw);
     else {
       inFlight.add(reply.raw);
-      reply.raw.once('close', () => inFlight.delete(reply.raw));
+      reply.raw.on('close', forget);
     }
     done();
   });

@@ -69,7 +69,39 @@ const acceptedEnvelopes = new Set<string>();
 const MAX_ACCEPTED_ENVELOPES = 512;
 const MAX_ENVELOPE_KEY_CHARS = 2048;
 
+/**
+ * The envelope classified and accepted last, parsed back from its key: a client sends the same one on
+ * every call, and comparing in place makes no string (its JSON.stringify made six objects per call).
+ * Any other envelope is looked up by its key as before.
+ */
+let lastAccepted: JsonObject | undefined;
+
+/**
+ * Two values as JSON.parse gives them are the same JSON, key order aside (the classifier's verdict
+ * does not depend on it). Recursive, but a message nesting deeper than MAX_BODY_DEPTH
+ * (src/http/mcp-route.ts) is refused before it gets here.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i += 1) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  const left = a as JsonObject;
+  const right = b as JsonObject;
+  let keys = 0;
+  for (const key in left) {
+    if (!Object.hasOwn(right, key) || !sameJson(left[key], right[key])) return false;
+    keys += 1;
+  }
+  for (const key in right) if (Object.hasOwn(right, key)) keys -= 1;
+  return keys === 0;
+}
+
 function sdkAcceptsEnvelope(method: string, meta: JsonObject): boolean {
+  if (lastAccepted !== undefined && sameJson(meta, lastAccepted)) return true;
   const key = JSON.stringify(meta);
   if (acceptedEnvelopes.has(key)) return true;
   // The classifier sees the envelope alone (with agreeing headers): header and body checks are done
@@ -87,6 +119,7 @@ function sdkAcceptsEnvelope(method: string, meta: JsonObject): boolean {
   if (accepted && key.length <= MAX_ENVELOPE_KEY_CHARS) {
     if (acceptedEnvelopes.size >= MAX_ACCEPTED_ENVELOPES) acceptedEnvelopes.clear();
     acceptedEnvelopes.add(key);
+    lastAccepted = JSON.parse(key) as JsonObject;
   }
   return accepted;
 }
@@ -140,38 +173,46 @@ export function matchLeanCall(body: unknown, headers: Headers): LeanCall | undef
 // Serialization: the fixed parts of each answer are written once, at start-up, in the key order the
 // SDK writes them, so the two paths answer byte for byte alike (a hand-built writer: the answer is
 // mostly `data`, which no schema describes, so a schema-compiled serializer has nothing to gain).
-type ResultTails = Readonly<Record<Era, { tool: string; resource: string }>>;
+type ResultTails = Readonly<Record<Era, { resource: string }>>;
 
 function resultTails(serverInfo: ServerInfo): ResultTails {
   const serverMeta = JSON.stringify({ [SERVER_INFO_META_KEY]: serverInfo });
   return {
     modern: {
-      tool: `,"resultType":"complete","_meta":${serverMeta}},"jsonrpc":"2.0","id":`,
       resource: `,"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":${serverMeta}},"jsonrpc":"2.0","id":`,
     },
-    legacy: { tool: '},"jsonrpc":"2.0","id":', resource: '},"jsonrpc":"2.0","id":' },
+    legacy: { resource: '},"jsonrpc":"2.0","id":' },
   };
 }
 
 type ContentItem = CallToolResult['content'][number];
 
-/** One content item in the SDK's key order (its schemas put `type` last on resource links). */
-function contentJson(item: ContentItem): string {
-  if (item.type === 'text') return `{"type":"text","text":${JSON.stringify(item.text)}}`;
+/** One content item with its keys in the SDK's order (its schemas put `type` last on resource links). */
+function sdkOrdered(item: ContentItem): ContentItem {
+  if (item.type === 'text') return { type: 'text', text: item.text };
   if (item.type === 'resource_link') {
-    return `{"name":${JSON.stringify(item.name)},"uri":${JSON.stringify(item.uri)},"mimeType":${JSON.stringify(item.mimeType)},"type":"resource_link"}`;
+    return { name: item.name, uri: item.uri, mimeType: item.mimeType, type: 'resource_link' };
   }
   throw new Error(`the read tool returned a content item the lean path cannot write: ${item.type}`);
 }
 
-function toolResultJson(result: CallToolResult, tail: string, id: string | number): string {
-  const content = result.content.map(contentJson).join(',');
-  const structured =
-    result.structuredContent === undefined
-      ? ''
-      : `,"structuredContent":${JSON.stringify(result.structuredContent)}`;
-  const isError = result.isError === true ? ',"isError":true' : '';
-  return `{"result":{"content":[${content}]${structured}${isError}${tail}${JSON.stringify(id)}}`;
+/**
+ * The whole answer as one object in the SDK's key order, written by one JSON.stringify: no string per
+ * item and field joined afterwards. Undefined members (no structured content, no error, the legacy era's
+ * `resultType` and `_meta`) are left out by JSON.stringify, as the SDK leaves them out.
+ */
+function toolResultJson(result: CallToolResult, meta: JsonObject | undefined, id: string | number): string {
+  return JSON.stringify({
+    result: {
+      content: result.content.map(sdkOrdered),
+      structuredContent: result.structuredContent,
+      isError: result.isError === true ? true : undefined,
+      resultType: meta === undefined ? undefined : 'complete',
+      _meta: meta,
+    },
+    jsonrpc: '2.0',
+    id,
+  });
 }
 
 function resourceAnswerJson(answer: ResourceReadAnswer, tail: string, id: string | number): string {
@@ -188,10 +229,11 @@ function resourceAnswerJson(answer: ResourceReadAnswer, tail: string, id: string
 }
 
 /** What the SDK's tool wrapper does around our handler: check a success against the output schema, and
- * turn a throw into a tool error carrying the message. */
-async function checkedToolResult(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+ * turn a throw into a tool error carrying the message. Given the handler's promise, not a closure to
+ * call: an async function's throw is its promise's rejection, caught here the same. */
+async function checkedToolResult(running: Promise<CallToolResult>): Promise<CallToolResult> {
   try {
-    const result = await run();
+    const result = await running;
     if (result.isError === true) return result;
     const checked = await READ_TOOL_OUTPUT['~standard'].validate(result.structuredContent);
     if (checked.issues !== undefined && checked.issues.length > 0) {
@@ -229,13 +271,18 @@ export function createLeanPath(options: {
 }): LeanPath {
   const { reads, observe, toolText } = options;
   const tails = resultTails(options.serverInfo);
+  // The modern era's result `_meta`: the server's info, as the SDK writes it.
+  const toolMeta: Readonly<Record<Era, JsonObject | undefined>> = {
+    modern: { [SERVER_INFO_META_KEY]: options.serverInfo },
+    legacy: undefined,
+  };
   return {
     async serve(call, facts) {
       if (call.method === 'tools/call') {
-        const result = await checkedToolResult(() =>
+        const result = await checkedToolResult(
           callReadTool(reads, observe, call.rawArguments, facts, toolText),
         );
-        return toolResultJson(result, tails[call.era].tool, call.id);
+        return toolResultJson(result, toolMeta[call.era], call.id);
       }
       const answer = await readResource(reads, observe, call.uri, facts);
       return resourceAnswerJson(answer, tails[call.era].resource, call.id);

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AccessPolicy } from '../core/access.ts';
+import type { CallSignal } from '../core/deadline.ts';
 
 /**
  * The side channel from the HTTP route to the MCP handlers: per-HTTP-request facts the handlers need
@@ -23,7 +24,7 @@ export interface McpRequestFacts {
   userAgent?: string;
   /** Present when the body is a `tools/call`: its `params.arguments` exactly as parsed from JSON. */
   rawArguments?: { value: unknown };
-  signal: AbortSignal;
+  signal: CallSignal;
   /** The JSON-RPC request id of the message (tracing only: `jsonrpc.request.id`). */
   rpcId?: string | number;
   /** The host's W3C trace context: from the message's `_meta`, else the HTTP headers (tracing only). */

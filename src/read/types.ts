@@ -1,5 +1,6 @@
 import type { AccessPolicy } from '../core/access.ts';
 import type { ReadTarget, TargetField } from '../core/contract.ts';
+import type { CallSignal } from '../core/deadline.ts';
 
 /** Effective (trimmed, non-empty) input fields after validation. `password` is kept exactly as supplied. */
 export type ReadFields = { [Field in Exclude<TargetField, 'limit'>]?: string } & { limit?: number };
@@ -28,7 +29,7 @@ export interface ResolvedRead {
 /** Per-call context handed from the transport adapters to the read service. */
 export interface CallContext {
   access: AccessPolicy;
-  signal?: AbortSignal;
+  signal?: CallSignal;
   /** Who calls (identity kind and id): the workbook pool shares its workers fairly between callers. */
   caller?: string;
 }

@@ -206,16 +206,23 @@ export function buildUri(shape: UriShape, fields: ReadFields): string {
 }
 
 /**
- * The URIs of `shape` that differ only in one (single-segment) slot, the other parts built once: a
- * run lists one step-log URI per step, and building the run's part again for each step cost more
- * than the rest of the step's mapping.
+ * The URIs of `shape` that differ only in one (single-segment) slot, the other parts built once from
+ * the shape's literal runs: a run lists one step-log URI per step, and building the run's part again
+ * for each step cost more than the rest of the step's mapping.
  */
 function slotBuilder(shape: UriShape, fields: ReadFields, slot: Slot): (value: string) => string {
-  const at = shape.parts.findIndex((part) => typeof part !== 'string' && part.slot === slot);
-  if (at < 0) throw new Error(`the ${shape.template} URI has no ${slot} segment`);
-  // The head with its separator, so a step adds its segment and the tail: two strings, not three.
-  const head = `${appendParts(`dagu://${shape.family}`, shape, shape.parts.slice(0, at), fields)}/`;
-  const tail = appendParts('', shape, shape.parts.slice(at + 1), fields);
+  const compiledShape = compiled(shape);
+  const at = compiledShape === undefined ? -1 : compiledShape.slots.indexOf(slot);
+  if (compiledShape === undefined || at < 0) {
+    throw new Error(`the ${shape.template} URI has no single-segment ${slot} slot`);
+  }
+  const { literals, slots } = compiledShape;
+  const valueAt = (i: number) => segment(shape, slots[i]!, fields[slots[i]!] ?? '');
+  // The head ends with the slot's separator, so a step adds its segment and the tail: two strings.
+  let head = literals[0]!;
+  for (let i = 0; i < at; i += 1) head += valueAt(i) + literals[i + 1]!;
+  let tail = literals[at + 1]!;
+  for (let i = at + 1; i < slots.length; i += 1) tail += valueAt(i) + literals[i + 1]!;
   return (value) => head + segment(shape, slot, value) + tail;
 }
 

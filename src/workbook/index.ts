@@ -4,6 +4,7 @@
  * a WorkbookError; the password is passed to the worker and used, never put in a message.
  */
 import type { GatewayConfig } from '../config.ts';
+import type { CallSignal } from '../core/deadline.ts';
 import { workbookErrors } from './errors.ts';
 import { calibrateHashRates, type HashRates } from './key-derivation.ts';
 import { locateWorkbook } from './locate.ts';
@@ -43,7 +44,7 @@ export interface WorkbookReader {
   read(
     path: string,
     password: string | undefined,
-    signal?: AbortSignal,
+    signal?: CallSignal,
     caller?: CallerKey,
   ): Promise<WorkbookModel>;
   /** The pool's workers and queue now (for metrics). */
@@ -75,7 +76,7 @@ export function createWorkbookReader(
   });
   return {
     async read(path, password, signal, caller) {
-      signal?.throwIfAborted();
+      if (signal?.aborted) throw signal.reason;
       const located = await locateWorkbook(path, roots);
       if (located.size > bounds.maxFileBytes)
         throw workbookErrors.limits(

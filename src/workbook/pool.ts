@@ -9,6 +9,7 @@
  * finds the queue full, or waits longer than `queueWaitMs`, is refused with a clear error.
  */
 import { Worker } from 'node:worker_threads';
+import type { CallSignal } from '../core/deadline.ts';
 import { WorkbookError, workbookErrors } from './errors.ts';
 import type { WorkbookModel } from './model.ts';
 import type { ReadRequest } from './read-workbook.ts';
@@ -75,7 +76,7 @@ function newWorker(heapMb: number): Worker {
 interface Job {
   request: ReadRequest;
   caller: CallerKey;
-  signal: AbortSignal | undefined;
+  signal: CallSignal | undefined;
   resolve: (model: WorkbookModel) => void;
   reject: (error: unknown) => void;
   onAbort?: () => void;
@@ -100,7 +101,7 @@ export class WorkerPool {
     this.queuePerCaller = Math.max(1, Math.floor(options.queueMax / 2));
   }
 
-  run(request: ReadRequest, signal?: AbortSignal, caller: CallerKey = ''): Promise<WorkbookModel> {
+  run(request: ReadRequest, signal?: CallSignal, caller: CallerKey = ''): Promise<WorkbookModel> {
     return new Promise<WorkbookModel>((resolve, reject) => {
       if (this.closed) return reject(workbookErrors.cannotOpen(request.name, 'the reader is closed'));
       if (signal?.aborted) return reject(signal.reason);

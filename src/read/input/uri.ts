@@ -228,8 +228,88 @@ export function parseResourceUri(input: string): ParsedResourceUri {
   return parsed;
 }
 
+// ---- link naming ----------------------------------------------------------------------------
+
+const PLAIN_PREFIX = 'dagu://';
+/** Segment bounds of the URI being named (one at a time: naming never yields); more take the full parse. */
+const MAX_PLAIN_SEGMENTS = 16;
+const segmentStarts = new Int32Array(MAX_PLAIN_SEGMENTS);
+const segmentEnds = new Int32Array(MAX_PLAIN_SEGMENTS);
+
+/** Printable ASCII other than `%`, `?` and `#`: nothing in such a URI is decoded, trimmed or cut off. */
+const isPlainCode = (code: number) =>
+  code > 0x20 && code < 0x7f && code !== 0x25 && code !== 0x3f && code !== 0x23;
+
+const isDotSegment = (uri: string, start: number, length: number) =>
+  (length === 1 || length === 2) &&
+  uri.charCodeAt(start) === 0x2e &&
+  (length === 1 || uri.charCodeAt(start + 1) === 0x2e);
+
+/** The family named by the host between `dagu://` and `hostEnd`, read in place. */
+function plainFamily(uri: string, hostEnd: number): ResourceFamily | undefined {
+  for (const family of RESOURCE_FAMILIES) {
+    if (hostEnd - PLAIN_PREFIX.length === family.length && uri.startsWith(family, PLAIN_PREFIX.length))
+      return family;
+  }
+  return undefined;
+}
+
+function matchesInPlace(shape: ReadableShape, uri: string, count: number): boolean {
+  const { parts } = shape;
+  const last = parts.at(-1);
+  const spans = last !== undefined && typeof last !== 'string' && last.rest === true;
+  if (spans ? count < parts.length : count !== parts.length) return false;
+  for (let i = 0; i < parts.length; i += 1) {
+    const part = parts[i]!;
+    if (typeof part !== 'string') continue;
+    if (segmentEnds[i]! - segmentStarts[i]! !== part.length || !uri.startsWith(part, segmentStarts[i]!))
+      return false;
+  }
+  return true;
+}
+
+/**
+ * The shape of a plain URI (`dagu://` in lower case, then printable ASCII without `%`, `?`, `#`, and
+ * no `@` or `:` in the host), as the URIs the read service returns are but for a query or an escape:
+ * the same verdict as the full parse, read in place without its segment list and copies. `undefined`
+ * when no shape matches; `null` when the URI is not plain and the full parse must decide.
+ */
+function plainShape(uri: string): ReadableShape | undefined | null {
+  if (!uri.startsWith(PLAIN_PREFIX)) return null;
+  let hostEnd = -1;
+  let count = 0;
+  let start = PLAIN_PREFIX.length;
+  for (let i = start; i <= uri.length; i += 1) {
+    // The end of the URI closes the host or the last segment, as a `/` would.
+    const code = i === uri.length ? 0x2f : uri.charCodeAt(i);
+    if (code !== 0x2f) {
+      if (!isPlainCode(code) || (hostEnd < 0 && (code === 0x40 || code === 0x3a))) return null;
+      continue;
+    }
+    if (hostEnd < 0) hostEnd = i;
+    else {
+      const length = i - start;
+      // An empty, `.` or `..` segment is refused by the full parse: the URI names nothing.
+      if (length === 0 || isDotSegment(uri, start, length)) return undefined;
+      if (count === MAX_PLAIN_SEGMENTS) return null;
+      segmentStarts[count] = start;
+      segmentEnds[count] = i;
+      count += 1;
+    }
+    start = i + 1;
+  }
+  const family = plainFamily(uri, hostEnd);
+  if (family === undefined) return undefined;
+  for (const shape of SHAPES_BY_FAMILY.get(family) ?? []) {
+    if (matchesInPlace(shape, uri, count)) return shape;
+  }
+  return undefined;
+}
+
 /** The resource-link `name` and `mimeType` for any `dagu://` URI shape, or `undefined` if it has none. */
 export function describeResourceUri(uri: string): ResourceLinkInfo | undefined {
+  const plain = plainShape(uri);
+  if (plain !== null) return plain?.link;
   try {
     return findShape(splitUri(uri.trim()))?.link;
   } catch {

@@ -1,5 +1,5 @@
 import { normalizeResponse } from '../../dagu/dialect.ts';
-import type { DaguClient, DaguRequest, DaguResponse } from '../../dagu/types.ts';
+import type { DaguRequest, DaguResponse } from '../../dagu/types.ts';
 import { ReadError } from '../errors.ts';
 import { type Json, object } from './bodies.ts';
 import { asReadError, upstreamError } from './failure.ts';
@@ -11,26 +11,24 @@ import type { ReadScope } from './scope.ts';
  * knows the read's mode and target.
  */
 
-/** One GET whose client failures (unreachable, timeout, refused path…) arrive as the contract's errors. */
-async function getFromDagu(dagu: DaguClient, request: DaguRequest): Promise<DaguResponse> {
-  try {
-    return await dagu.get(request);
-  } catch (error) {
-    throw asReadError(error);
-  }
-}
-
-/** A GET whose answer is returned whatever its status (1.x's "500 not_found" already read as 404). */
+/**
+ * A GET whose answer is returned whatever its status (1.x's "500 not_found" already read as 404); its
+ * client failures (unreachable, timeout, refused path…) arrive as the contract's errors. One async
+ * function, not one more around the client's call: each costs a promise and a turn per GET.
+ */
 export async function fetchAny(
   scope: ReadScope,
   request: Omit<DaguRequest, 'signal'>,
 ): Promise<DaguResponse> {
+  const { dagu } = scope.deps;
   const signal = scope.call.signal;
-  const response = await getFromDagu(
-    scope.deps.dagu,
-    signal === undefined ? request : { ...request, signal },
-  );
-  return normalizeResponse(scope.deps.dagu.generation, response);
+  let response: DaguResponse;
+  try {
+    response = await dagu.get(signal === undefined ? request : { ...request, signal });
+  } catch (error) {
+    throw asReadError(error);
+  }
+  return normalizeResponse(dagu.generation, response);
 }
 
 export const isSuccess = (response: DaguResponse) => response.status >= 200 && response.status < 300;

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { CallSignal } from '../../../src/core/deadline.ts';
 import { type Answer, coalescing, type Send } from '../../../src/dagu/coalesce.ts';
 
 /** A scripted upstream: records every request and answers each when the test says so. */
 function scriptedUpstream() {
   const requests: Array<{
     path: string;
-    signal: AbortSignal | undefined;
+    signal: CallSignal | undefined;
     answer(answer: Answer): void;
     fail(error: unknown): void;
   }> = [];
@@ -18,7 +19,7 @@ function scriptedUpstream() {
   return { send, requests };
 }
 
-const abortedError = (signal: AbortSignal) => new Error(`caller gone: ${String(signal.reason)}`);
+const abortedError = (signal: CallSignal) => new Error(`caller gone: ${String(signal.reason)}`);
 const nextTurn = () => new Promise((done) => setImmediate(done));
 
 describe('coalescing of identical GETs', () => {

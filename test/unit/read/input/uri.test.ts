@@ -448,6 +448,40 @@ describe('other malformed and unsupported URIs', () => {
       assert.throws(() => resourceLinkFor(uri), /no resource-link shape/, uri);
     }
   });
+
+  test('a plain URI is named as the full parse names it (the same URI with DAGU:// goes through it)', () => {
+    const variants = (uri: string) => [
+      uri,
+      `${uri}/`,
+      `${uri}/x`,
+      `${uri}//x`,
+      `${uri}/.`,
+      `${uri}/..`,
+      `${uri}/.x`,
+      `${uri}/a:b@c$&+=`,
+      uri.replace('dagu://', 'dagu:///'),
+      uri.replace(/\/[^/]*$/, ''),
+      uri.replace(/\/[^/]*$/, '/..'),
+      uri.replace(/\/[^/]*$/, '/.'),
+      uri.replace('logs', 'Logs'),
+      uri.replace('steps', 'step'),
+    ];
+    const uris = [
+      ...SHAPES.flatMap((shape) => variants(shape.sample)),
+      'dagu://',
+      'dagu:///',
+      'dagu://runs',
+      'dagu://ru@ns/a/b',
+      'dagu://runs:1/a/b',
+      'dagu://nope/a',
+      'dagu://Runs/a/b',
+      `dagu://runs${'/a'.repeat(20)}`,
+      `dagu://wiki/default${'/p'.repeat(20)}`,
+    ];
+    for (const uri of uris) {
+      assert.deepEqual(describeResourceUri(uri), describeResourceUri(`DAGU${uri.slice(4)}`), uri);
+    }
+  });
 });
 
 describe('non-canonical input is answered with the canonical URI', () => {
