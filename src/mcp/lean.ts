@@ -173,15 +173,14 @@ export function matchLeanCall(body: unknown, headers: Headers): LeanCall | undef
 // Serialization: the fixed parts of each answer are written once, at start-up, in the key order the
 // SDK writes them, so the two paths answer byte for byte alike (a hand-built writer: the answer is
 // mostly `data`, which no schema describes, so a schema-compiled serializer has nothing to gain).
-type ResultTails = Readonly<Record<Era, { resource: string }>>;
+/** What follows a resource answer's contents, by era, up to its `id`. */
+type ResourceTails = Readonly<Record<Era, string>>;
 
-function resultTails(serverInfo: ServerInfo): ResultTails {
+function resourceTails(serverInfo: ServerInfo): ResourceTails {
   const serverMeta = JSON.stringify({ [SERVER_INFO_META_KEY]: serverInfo });
   return {
-    modern: {
-      resource: `,"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":${serverMeta}},"jsonrpc":"2.0","id":`,
-    },
-    legacy: { resource: '},"jsonrpc":"2.0","id":' },
+    modern: `,"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":${serverMeta}},"jsonrpc":"2.0","id":`,
+    legacy: '},"jsonrpc":"2.0","id":',
   };
 }
 
@@ -270,7 +269,7 @@ export function createLeanPath(options: {
   toolText?: ToolTextMode;
 }): LeanPath {
   const { reads, observe, toolText } = options;
-  const tails = resultTails(options.serverInfo);
+  const tails = resourceTails(options.serverInfo);
   // The modern era's result `_meta`: the server's info, as the SDK writes it.
   const toolMeta: Readonly<Record<Era, JsonObject | undefined>> = {
     modern: { [SERVER_INFO_META_KEY]: options.serverInfo },
@@ -285,7 +284,7 @@ export function createLeanPath(options: {
         return toolResultJson(result, toolMeta[call.era], call.id);
       }
       const answer = await readResource(reads, observe, call.uri, facts);
-      return resourceAnswerJson(answer, tails[call.era].resource, call.id);
+      return resourceAnswerJson(answer, tails[call.era], call.id);
     },
   };
 }

@@ -63,18 +63,19 @@ describe('limitOAuthRequests', () => {
   });
 });
 
-test('isOpenRead: GET of discovery and the keys only', () => {
-  assert.equal(isOpenRead('GET', '/.well-known/oauth-authorization-server'), true);
-  assert.equal(isOpenRead('GET', '/oauth/jwks'), true);
-  assert.equal(isOpenRead('POST', '/oauth/jwks'), false);
-  assert.equal(isOpenRead('GET', '/oauth/authorize'), false);
-  assert.equal(isOpenRead('POST', '/oauth/register'), false);
-});
-
-test('isBrowserRequest: GETs and the consent form; not the token, registration or revocation posts', () => {
-  assert.equal(isBrowserRequest('GET', '/oauth/authorize'), true);
-  assert.equal(isBrowserRequest('POST', '/oauth/interaction/u1/consent'), true);
-  assert.equal(isBrowserRequest('POST', '/oauth/token'), false);
-  assert.equal(isBrowserRequest('POST', '/oauth/register'), false);
-  assert.equal(isBrowserRequest('POST', '/oauth/revoke'), false);
+test('which requests count and how a refusal is answered: isOpenRead (discovery and keys), isBrowserRequest (GETs and the consent form)', () => {
+  const cases: Array<[method: string, path: string, open: boolean, browser: boolean]> = [
+    ['GET', '/.well-known/oauth-authorization-server', true, true],
+    ['GET', '/oauth/jwks', true, true],
+    ['POST', '/oauth/jwks', false, false],
+    ['GET', '/oauth/authorize', false, true],
+    ['POST', '/oauth/interaction/u1/consent', false, true],
+    ['POST', '/oauth/token', false, false],
+    ['POST', '/oauth/register', false, false],
+    ['POST', '/oauth/revoke', false, false],
+  ];
+  for (const [method, path, open, browser] of cases) {
+    assert.equal(isOpenRead(method, path), open, `${method} ${path} open`);
+    assert.equal(isBrowserRequest(method, path), browser, `${method} ${path} browser`);
+  }
 });
