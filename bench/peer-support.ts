@@ -121,8 +121,9 @@ export function servedNodeVersion(): string {
  */
 let built = false;
 
-function startCommand(nodeArgs: string[] | undefined, node = benchNode()): [string, string[]] {
-  if (nodeArgs === undefined && node === undefined) return ['npm', ['start', '--silent']];
+function startCommand(nodeArgs: string[] | undefined, node = benchNode(), main?: string): [string, string[]] {
+  if (nodeArgs === undefined && node === undefined && main === undefined)
+    return ['npm', ['start', '--silent']];
   // Once per benchmark: its gateways all run the same build.
   if (!built) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   built = true;
@@ -131,7 +132,7 @@ function startCommand(nodeArgs: string[] | undefined, node = benchNode()): [stri
   ).scripts;
   const [command, ...words] = scripts.start!.split(' ');
   if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
-  return [node ?? process.execPath, [...words.slice(0, -1), ...(nodeArgs ?? []), ...words.slice(-1)]];
+  return [node ?? process.execPath, [...words.slice(0, -1), ...(nodeArgs ?? []), main ?? words.at(-1)!]];
 }
 
 /**
@@ -144,13 +145,15 @@ export async function startGatewayProcess(
     nodeArgs?: string[];
     /** The gateway serves TLS (TLS_CERT_FILE in `env`): /healthz is asked over https trusting `ca`. */
     tls?: { ca: string };
+    /** Another build's entry point (its `dist/main.js`) in place of this checkout's: an A/B of two commits. */
+    main?: string;
   } = {},
 ): Promise<GatewayProcess> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-'));
   const logFile = join(dir, 'gateway.log');
   const log = openSync(logFile, 'a');
-  const [command, args] = startCommand(options.nodeArgs);
+  const [command, args] = startCommand(options.nodeArgs, benchNode(), options.main);
   const child: ChildProcess = spawn(command, args, {
     cwd: ROOT,
     detached: true,

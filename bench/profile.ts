@@ -15,6 +15,9 @@
 //   PROFILE_STRACE       1: also count each process's system calls per call (`strace -c -f`, Debian's strace)
 //   BENCH_NODE           a Node binary for the gateway and the floors (another version), else this one
 //   PROFILE_NODE_ARGS    more node flags for the gateway, after npm start's (a V8 setting to compare)
+//   PROFILE_B_MAIN       another build's dist/main.js (e.g. a worktree of the commit before): a second
+//                        gateway, `gateway-b`, measured in the same rounds (an A/B of two builds)
+//   PROFILE_B_NODE_ARGS  node flags for gateway-b in place of PROFILE_NODE_ARGS (an A/B of two settings)
 //   PROFILE_KEEP         a folder to keep the .cpuprofile and .heapprofile files in (for Chrome DevTools)
 //   PROFILE_ALLOC_CALLS  calls of the allocation cell (default 300; 0: none)
 // The warm-up is profiled too, so the figures are taken from the samples of the measured rounds only.
@@ -76,7 +79,11 @@ const STRACE = process.env.PROFILE_STRACE === '1';
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const GATEWAY_NODE_ARGS = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const ALLOC_CALLS = Number(process.env.PROFILE_ALLOC_CALLS ?? 300);
-const PROFILED = ['gateway', 'floor', 'floor-fastify'] as const;
+// A second gateway beside the first, to compare two builds or two sets of V8 flags in one interleaved run.
+const B_MAIN = process.env.PROFILE_B_MAIN || undefined;
+const B_NODE_ARGS = process.env.PROFILE_B_NODE_ARGS?.split(' ').filter(Boolean);
+const WITH_B = B_MAIN !== undefined || B_NODE_ARGS !== undefined;
+const PROFILED = ['gateway', ...(WITH_B ? (['gateway-b'] as const) : []), 'floor', 'floor-fastify'] as const;
 type Profiled = (typeof PROFILED)[number];
 interface ProfiledPath {
   process: MeasuredProcess;
@@ -85,6 +92,8 @@ interface ProfiledPath {
 
 interface Measured {
   line: string;
+  /** CPU µs per call of all the process's threads (/proc). */
+  cpuMicros: number;
   /** The spans of the measured calls, on the profile's clock (one per round). */
   windows: Window[];
   syscalls?: string;
@@ -155,6 +164,7 @@ async function measureAll(
       threads.map(([thread, micros]) => `${thread} ${micros.toFixed(0)}`).join(', ');
     measured.set(name, {
       line,
+      cpuMicros: all,
       windows: cell.windows,
       ...(syscalls === undefined ? {} : { syscalls }),
       ...(allocations === undefined ? {} : { allocations }),
@@ -270,19 +280,26 @@ async function main() {
       body: toolCallJson(id, args(slot), meta),
     });
     const call = gatewayCall(keys.key);
-    const gateway = await startGatewayProcess(
-      {
-        DAGU_URL: dagu.url,
-        DAGU_API_BASE: dagu.apiBase,
-        AUTH_API_KEYS_FILE: keys.file,
-        RATE_LIMIT_PER_MINUTE: '1000000',
-        MAX_CONCURRENT_CALLS_PER_IDENTITY: '64',
-        OTEL_SDK_DISABLED: 'true',
-        ...heapEnv,
-      },
-      { nodeArgs: [...profileArgs('gateway'), ...GATEWAY_NODE_ARGS] },
-    );
+    const gatewayEnv = {
+      DAGU_URL: dagu.url,
+      DAGU_API_BASE: dagu.apiBase,
+      AUTH_API_KEYS_FILE: keys.file,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      MAX_CONCURRENT_CALLS_PER_IDENTITY: '64',
+      OTEL_SDK_DISABLED: 'true',
+      ...heapEnv,
+    };
+    const gateway = await startGatewayProcess(gatewayEnv, {
+      nodeArgs: [...profileArgs('gateway'), ...GATEWAY_NODE_ARGS],
+    });
     stops.unshift(() => gateway.stop());
+    const gatewayB = WITH_B
+      ? await startGatewayProcess(gatewayEnv, {
+          nodeArgs: [...profileArgs('gateway-b'), ...(B_NODE_ARGS ?? GATEWAY_NODE_ARGS)],
+          ...(B_MAIN === undefined ? {} : { main: B_MAIN }),
+        })
+      : undefined;
+    if (gatewayB !== undefined) stops.unshift(() => gatewayB.stop());
     const floor = await startFloor(dagu.url, dagu.apiBase, { nodeArgs: profileArgs('floor'), env: heapEnv });
     stops.unshift(() => floor.stop());
     const floorFastify = await startFloor(dagu.url, dagu.apiBase, {
@@ -296,26 +313,33 @@ async function main() {
       requests: (slot, id) => [request(slot, id, { 'content-type': 'application/json' })],
       ok: succeededRead,
     });
-    const paths: Record<Profiled, ProfiledPath> = {
-      gateway: {
-        process: gateway,
-        http: {
-          origin: gateway.url,
-          requests: (slot, id) => [request(slot, id, call.headers, call.meta)],
-          ok: succeededRead,
-        },
+    const gatewayPath = (served: MeasuredProcess & { url: string }): ProfiledPath => ({
+      process: served,
+      http: {
+        origin: served.url,
+        requests: (slot, id) => [request(slot, id, call.headers, call.meta)],
+        ok: succeededRead,
       },
+    });
+    const paths = {
+      gateway: gatewayPath(gateway),
+      ...(gatewayB === undefined ? {} : { 'gateway-b': gatewayPath(gatewayB) }),
       floor: { process: floor, http: floorPath(floor.url) },
       'floor-fastify': { process: floorFastify, http: floorPath(floorFastify.url) },
-    };
+    } as Record<Profiled, ProfiledPath>;
     // One after the other: a profile is attribution, not a ratio, and each process has the cores alone.
     const measured = await measureAll(paths, heapDir);
-    await Promise.all([gateway.stop(), floor.stop(), floorFastify.stop()]);
-    stops.splice(0, 3);
+    await Promise.all(stops.splice(0, PROFILED.length).map((stop) => stop()));
     console.log(
       `${READ} at c=${CONCURRENCY}, ${CALLS} calls each, Node ${servedNodeVersion()}; load ${loadAverage()}`,
     );
     for (const name of PROFILED) console.log(`  ${measured.get(name)!.line}`);
+    const cpuOf = (name: Profiled) => measured.get(name)!.cpuMicros;
+    const ratios = PROFILED.filter((name) => name.startsWith('gateway')).map(
+      (name) => `${name} ÷ floor ${(cpuOf(name) / cpuOf('floor')).toFixed(2)}×`,
+    );
+    if (WITH_B) ratios.push(`gateway-b ÷ gateway ${(cpuOf('gateway-b') / cpuOf('gateway')).toFixed(3)}×`);
+    console.log(`  CPU per call: ${ratios.join(', ')}`);
     if (STRACE) {
       console.log('\nsystem calls per call (strace -c -f):');
       for (const name of PROFILED) console.log(`  ${name}: ${measured.get(name)!.syscalls}`);
