@@ -222,14 +222,11 @@ function closeAfter(request: FastifyRequest, reply: FastifyReply): void {
     reply.raw.shouldKeepAlive = false;
     return;
   }
-  // Once the answer is sent in full: the stream's own `finish` or the compatibility response's, whichever
-  // comes first. On the stream's alone, a trickled body's stream stayed open after its 408 in 2 of 6
-  // runs of h2-bounds.e2e on a loaded machine; with both, in none of 6.
-  const resetIfUnfinished = () => {
+  // The stream's own `finish`: the answer is sent in full (the compatibility response's `finish` comes
+  // only with the stream's close).
+  stream.once('finish', () => {
     if (!arrived(stream)) stream.close(http2.NGHTTP2_NO_ERROR);
-  };
-  stream.once('finish', resetIfUnfinished);
-  reply.raw.once('finish', resetIfUnfinished);
+  });
 }
 
 export const timeBoundsPlugin = fp(timeBounds, { name: 'dagu-mcp-time-bounds', fastify: '5.x' });
