@@ -89,9 +89,23 @@ const secondFiles =
           : onlyOn(file) === secondary,
       );
 
+/** Per test file (node --test times each file as a test of its run), and so per test and hook. */
+const TEST_TIMEOUT_MS = 10 * 60_000;
+/** Per group of files (one `node --test` process). */
+const GROUP_BUDGET_MS = 45 * 60_000;
+
 const live = new Set();
 let child;
 let signalled = false;
+/** Signals the test process and the file processes it started (its own process group). */
+function killGroup(signal) {
+  if (child === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
 async function stopAll() {
   await Promise.all([...live].map((dagu) => dagu.stop()));
   live.clear();
@@ -99,7 +113,7 @@ async function stopAll() {
 async function onSignal(signal) {
   if (signalled) return;
   signalled = true;
-  if (child !== undefined && child.exitCode === null) child.kill(signal);
+  killGroup(signal);
   await stopAll();
   process.exit(signal === 'SIGINT' ? 130 : 143);
 }
@@ -189,14 +203,24 @@ async function runFiles(label, testFiles, extraEnv) {
         'tsx',
         '--test',
         '--test-concurrency=1',
+        // A file that hangs (a test, a hook, or a handle left open after its tests) fails after
+        // TEST_TIMEOUT_MS and the files after it still run. A hang at a gateway's close once ran a CI
+        // past its 90 minutes. (--test-force-exit is not used: on Node 20 it lost the TAP summary.)
+        `--test-timeout=${TEST_TIMEOUT_MS}`,
         '--test-reporter=spec',
         '--test-reporter-destination=stdout',
         '--test-reporter=tap',
         `--test-reporter-destination=${tap}`,
         ...testFiles,
       ],
-      { stdio: 'inherit', env: { ...env, ...extraEnv } },
+      { stdio: 'inherit', env: { ...env, ...extraEnv }, detached: true },
     );
+    // The last guard: a group over GROUP_BUDGET_MS is killed with its file processes, and fails.
+    const watchdog = setTimeout(() => {
+      console.error(`\nFAILED: ${label} ran over ${GROUP_BUDGET_MS / 60_000} min; its processes are killed`);
+      killGroup('SIGKILL');
+    }, GROUP_BUDGET_MS);
+    child.on('exit', () => clearTimeout(watchdog));
     child.on('error', (error) => {
       console.error(error);
       resolve(1);
