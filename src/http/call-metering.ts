@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import type { Log } from '../core/log.ts';
 import type { GatewayMetrics, RateLimitReason } from '../metrics/metrics.ts';
 import { createSharedRateLimitStore } from './rate-limit-store.ts';
+import { createRateWindows, type RateWindows } from './rate-windows.ts';
 import { auditRefusal, type RefusalAudit, refuse } from './refusals.ts';
 
 declare module 'fastify' {
@@ -116,17 +117,48 @@ function concurrencyMessage(calls: number, running: number, max: number): string
   return `Too many concurrent calls: the batch holds ${calls} calls, ${free} of at most ${max} are free for this caller.`;
 }
 
+type RateVerdict = ReturnType<RateWindows['hit']>;
+/** Counts one call of a caller against its rate: at once in this process, or after Redis answers. */
+type CountRate = (request: FastifyRequest, key: string) => RateVerdict | Promise<RateVerdict>;
+
+const RATE_WINDOW_MS = 60_000;
+
+/** The rate counted in this process (no REDIS_URL): synchronous, its closed windows swept each minute. */
+function localRate(app: FastifyInstance, options: CallMeteringOptions): CountRate {
+  const windows = createRateWindows({ max: options.ratePerMinute, windowMs: RATE_WINDOW_MS });
+  const sweeper = setInterval(() => windows.sweep(), RATE_WINDOW_MS).unref();
+  app.addHook('onClose', async () => clearInterval(sweeper));
+  return (_request, key) => windows.hit(key);
+}
+
+/**
+ * The rate counted in Redis, shared by the replicas: @fastify/rate-limit's store and window, driven
+ * from our hook (createRateLimit) so that only tool calls are counted, the key is the caller, and the
+ * 429 body is ours.
+ */
+async function sharedRate(
+  app: FastifyInstance,
+  options: CallMeteringOptions,
+  shared: NonNullable<ReturnType<typeof sharedStoreOf>>,
+): Promise<CountRate> {
+  await app.register(fastifyRateLimit, { global: false, store: shared.store });
+  const rateLimit = app.createRateLimit({
+    max: options.ratePerMinute,
+    timeWindow: RATE_WINDOW_MS,
+    keyGenerator: (request) => options.caller(request)?.key ?? `ip:${request.ip}`,
+  });
+  return async (request) => {
+    const result = await rateLimit(request);
+    return !result.isAllowed && result.isExceeded
+      ? { allowed: false, retryAfterSeconds: result.ttlInSeconds }
+      : { allowed: true };
+  };
+}
+
 async function callMetering(app: FastifyInstance, options: CallMeteringOptions): Promise<void> {
   const { metrics } = options;
   const shared = sharedStoreOf(app, options);
-  // @fastify/rate-limit's store and window, driven from our hook (createRateLimit) so that only
-  // tool calls are counted, the key is the caller, and the 429 body is ours.
-  await app.register(fastifyRateLimit, { global: false, ...(shared ? { store: shared.store } : {}) });
-  const rateLimit = app.createRateLimit({
-    max: options.ratePerMinute,
-    timeWindow: 60_000,
-    keyGenerator: (request) => options.caller(request)?.key ?? `ip:${request.ip}`,
-  });
+  const countRate = shared === undefined ? localRate(app, options) : await sharedRate(app, options, shared);
   const ledger = concurrencyLedger();
 
   app.decorate('meterCalls', async function meterCalls(request: FastifyRequest, reply: FastifyReply) {
@@ -149,13 +181,15 @@ async function callMetering(app: FastifyInstance, options: CallMeteringOptions):
     metrics?.inflight(calls);
     // Every call of a batch counts toward the rate.
     for (let call = 0; call < calls; call += 1) {
-      const result = await rateLimit(request);
-      if (!result.isAllowed && result.isExceeded) {
+      const counted = countRate(request, key);
+      // Awaited only when it is a promise (Redis): an await of a plain value still costs a turn.
+      const verdict = 'then' in counted ? await counted : counted;
+      if (!verdict.allowed) {
         ledger.release(key, calls);
         metrics?.inflight(-calls);
         return refuseTooMany(options, request, reply, caller, {
           reason: 'rate',
-          retryAfterSeconds: result.ttlInSeconds,
+          retryAfterSeconds: verdict.retryAfterSeconds,
           message: `Rate limit exceeded: at most ${options.ratePerMinute} tool calls per minute per caller.`,
         });
       }
