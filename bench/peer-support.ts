@@ -164,8 +164,11 @@ export async function startGatewayProcess(
       HOST: '127.0.0.1',
       PORT: String(port),
       AUDIT_LOG: join(dir, 'audit.log'),
-      // Tracing on for this run when the bench is given OTEL_* variables (off vs on: two runs).
-      ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('OTEL_'))),
+      // Tracing on for this run when the bench is given OTEL_* variables (off vs on: two runs); glibc's
+      // MALLOC_* settings (the image's MALLOC_ARENA_MAX) as the bench is given them.
+      ...Object.fromEntries(
+        Object.entries(process.env).filter(([key]) => key.startsWith('OTEL_') || key.startsWith('MALLOC_')),
+      ),
       ...env,
     },
   });

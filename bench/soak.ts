@@ -12,6 +12,7 @@
 // Each sample also breaks the RSS down, from the gateway's own /metrics (V8 heap used and committed,
 // its large-object space, external memory, the shared cache's counted bytes) and /proc smaps_rollup
 // (anonymous memory: heap, malloc arenas, buffers; file-backed: the node binary and libraries).
+// MALLOC_* variables reach the gateway (MALLOC_ARENA_MAX=2, as the container image sets it).
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { BIG_LOG_STEP, heavySeedOptions, seedHeavy } from './heavy-seed.ts';

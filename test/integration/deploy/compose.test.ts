@@ -337,6 +337,10 @@ describe('Dockerfile', () => {
   test('the runtime stage runs the compiled build as an unprivileged user, with no package manager', () => {
     const runtime = stages.at(-1)!;
     assert.ok(runtime.includes('USER node'));
+    assert.ok(
+      runtime.some((line) => /^ENV\s.*\bMALLOC_ARENA_MAX=2\b/.test(line)),
+      'glibc malloc arenas capped at 2',
+    );
     assert.match(
       runtime.find((line) => line.startsWith('CMD'))!,
       /^CMD \["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "dist\/main\.js"\]$/,
