@@ -57,12 +57,16 @@ const meteredMessages = (body: unknown): RpcMessage[] =>
 /** The number of metered JSON-RPC requests in a parsed body (a batch counts each one). */
 export const countMeteredCalls = (body: unknown): number => meteredMessages(body).length;
 
+/** The rate limit's window: tool calls per minute. */
+const RATE_WINDOW_MS = 60_000;
+
 /** The Redis-backed rate store when REDIS_URL is set (closed with the app), else undefined. */
 function sharedStoreOf(app: FastifyInstance, options: CallMeteringOptions) {
   if (options.redisUrl === undefined) return undefined;
   const { metrics } = options;
   const shared = createSharedRateLimitStore({
     url: options.redisUrl,
+    windowMs: RATE_WINDOW_MS,
     log: options.log,
     ...(metrics ? { onStoreChange: metrics.rateLimitStore, onFallback: metrics.rateLimitStoreFallback } : {}),
   });
@@ -121,14 +125,11 @@ type RateVerdict = ReturnType<RateWindows['hit']>;
 /** Counts one call of a caller against its rate: at once in this process, or after Redis answers. */
 type CountRate = (request: FastifyRequest, key: string) => RateVerdict | Promise<RateVerdict>;
 
-const RATE_WINDOW_MS = 60_000;
-
-/** The rate counted in this process (no REDIS_URL): synchronous, its closed windows swept each minute. */
+/** The rate counted in this process (no REDIS_URL), synchronously. */
 function localRate(app: FastifyInstance, options: CallMeteringOptions): CountRate {
-  const windows = createRateWindows({ max: options.ratePerMinute, windowMs: RATE_WINDOW_MS });
-  const sweeper = setInterval(() => windows.sweep(), RATE_WINDOW_MS).unref();
-  app.addHook('onClose', async () => clearInterval(sweeper));
-  return (_request, key) => windows.hit(key);
+  const windows = createRateWindows({ windowMs: RATE_WINDOW_MS });
+  app.addHook('onClose', async () => windows.close());
+  return (_request, key) => windows.hit(key, options.ratePerMinute);
 }
 
 /**

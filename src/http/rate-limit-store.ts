@@ -3,6 +3,7 @@ import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
 import { displayUrl } from '../core/display-url.ts';
 import type { Log } from '../core/log.ts';
+import { createRateWindows, type RateWindows } from './rate-windows.ts';
 
 /** Where the per-caller rate limit is counted: in Redis, shared by every replica, or in this process. */
 export type RateLimitStoreKind = 'redis' | 'local';
@@ -17,17 +18,18 @@ type PluginStoreCtor = new (
   ...rest: unknown[]
 ) => PluginStore;
 
-// @fastify/rate-limit's own stores (the Redis one runs its atomic INCR + PEXPIRE script); the package
-// ships them as CommonJS files without type declarations.
+// @fastify/rate-limit's Redis store (it runs the atomic INCR + PEXPIRE script); the package ships it as
+// a CommonJS file without type declarations.
 const require = createRequire(import.meta.url);
 const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as PluginStoreCtor;
-const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as PluginStoreCtor;
 
 /** Keys in Redis: `dagu-mcp-gateway:rate:<identity key>`, one counter per caller for all replicas. */
 const KEY_PREFIX = 'dagu-mcp-gateway:rate:';
 
 export interface SharedRateLimitStoreOptions {
   url: string;
+  /** The limiter's window (its `timeWindow`), for the count kept in this process while Redis is away. */
+  windowMs: number;
   log: Log;
   /** Called on every switch of the store in use (and once at start with `local`, until Redis answers). */
   onStoreChange?: (store: RateLimitStoreKind) => void;
@@ -48,7 +50,6 @@ export interface SharedRateLimitStore {
 interface StoreParams {
   continueExceeding?: boolean;
   exponentialBackoff?: boolean;
-  cache?: number;
 }
 
 /** Which store counts now, and why it switched: the caller's own bookkeeping. */
@@ -58,24 +59,28 @@ type UseStore = (store: RateLimitStoreKind, error?: Error) => void;
  * The store class handed to the plugin: counts in Redis while it answers, else in this process
  * (calling `use` on every outcome and `onFallback` for each call counted locally).
  */
-function failoverStore(redis: Redis, use: UseStore, onFallback: (() => void) | undefined) {
+function failoverStore(
+  redis: Redis,
+  local: RateWindows,
+  use: UseStore,
+  onFallback: (() => void) | undefined,
+) {
   // The plugin builds the store from its settings and calls `child` with the merged limiter settings
   // (its type declarations say route options; the code passes the settings).
   class FailoverStore implements PluginStore {
     private readonly shared: PluginStore;
-    private readonly local: PluginStore;
     constructor(private readonly params: StoreParams) {
       const continueExceeding = params.continueExceeding ?? false;
       const exponentialBackoff = params.exponentialBackoff ?? false;
       this.shared = new RedisStore(continueExceeding, exponentialBackoff, redis, KEY_PREFIX);
-      this.local = new LocalStore(continueExceeding, exponentialBackoff, params.cache);
     }
 
     incr(key: string, callback: Counted, timeWindow: number, max: number): void {
       const countLocally = (error?: Error) => {
         use('local', error);
         onFallback?.();
-        this.local.incr(key, callback, timeWindow, max);
+        const { calls, msLeft } = local.count(key);
+        callback(null, { current: calls, ttl: msLeft });
       };
       if (redis.status !== 'ready') {
         countLocally();
@@ -145,13 +150,15 @@ export function createSharedRateLimitStore(options: SharedRateLimitStoreOptions)
   redis.on('ready', () => use('redis'));
   redis.on('close', () => use('local'));
 
-  const FailoverStore = failoverStore(redis, use, options.onFallback);
+  const local = createRateWindows({ windowMs: options.windowMs });
+  const FailoverStore = failoverStore(redis, local, use, options.onFallback);
 
   return {
     store: FailoverStore as unknown as FastifyRateLimitStoreCtor,
     current: () => active,
     close: async () => {
       closed = true;
+      local.close();
       redis.disconnect();
     },
   };
