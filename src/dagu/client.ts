@@ -142,9 +142,12 @@ function queryString(query: DaguRequest['query']): string {
 
 export { generationOf } from './detect.ts';
 
+/** Only whitespace (or nothing): tested in place, where `trim()` would copy a body that ends in a newline, as Dagu's do. */
+const BLANK = /^\s*$/;
+
 /** An answer's body: its JSON, `undefined` when blank. */
 function bodyOf({ status, text }: Answer): DaguResponse {
-  if (text.trim() === '') return { status, body: undefined };
+  if (BLANK.test(text)) return { status, body: undefined };
   try {
     return { status, body: JSON.parse(text) as unknown };
   } catch (error) {

@@ -15,6 +15,8 @@ export const FAULTS = {
   unavailable: 'unavailable',
   /** 500 with an empty body. */
   emptyServerError: 'empty-500',
+  /** 404 whose body is only whitespace. */
+  blankNotFound: 'blank-404',
   /** 200 with a body that is not JSON. */
   malformed: 'malformed',
   /** 200 announcing more bytes than it sends, then closing. */
@@ -51,6 +53,9 @@ export async function startFaultServer(): Promise<FaultServer> {
         return;
       case FAULTS.emptyServerError:
         res.writeHead(500).end();
+        return;
+      case FAULTS.blankNotFound:
+        res.writeHead(404, { 'content-type': 'application/json' }).end(' \r\n\t\n');
         return;
       case FAULTS.malformed:
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"dagRuns": [');

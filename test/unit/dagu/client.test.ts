@@ -339,6 +339,14 @@ describe('Dagu client: faults a real Dagu cannot produce on demand (fake upstrea
     assert.equal(error.upstreamStatus, 500);
   });
 
+  it('a body of only whitespace is no body; a JSON body is parsed', async () => {
+    assert.deepEqual(await client.get({ route: `/${FAULTS.blankNotFound}` }), {
+      status: 404,
+      body: undefined,
+    });
+    assert.deepEqual(await client.get({ route: `/${FAULTS.ok}` }), { status: 200, body: { ok: true } });
+  });
+
   it('a 5xx message never carries absolute paths or stack traces', async () => {
     const response = await client.get({ route: `/${FAULTS.unavailable}` });
     assert.equal(response.status, 503);
