@@ -266,7 +266,7 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
   async function get(request: DaguRequest): Promise<DaguResponse> {
     // Path-structure values and names Dagu cannot hold fail here, before any connection is used.
     const target = `${expandRoute(request.route, request.params)}${queryString(request.query)}`;
-    const { apiBase } = await finder.resolve(request.signal);
+    const { apiBase } = finder.inUse ?? (await finder.resolve(request.signal));
     const path = `${basePath}${apiBase}${target}`;
     const answers = hooks.answers;
     let answer = answers?.cache?.get(path);
@@ -284,8 +284,9 @@ export function createDaguClient(config: GatewayConfig['dagu'], hooks: DaguClien
       return finder.known?.generation ?? 2;
     },
     get,
-    async ready(signal?: CallSignal): Promise<void> {
-      await finder.resolve(signal);
+    ready(signal?: CallSignal): Promise<void> | undefined {
+      if (finder.inUse !== undefined) return undefined;
+      return finder.resolve(signal).then(() => undefined);
     },
     probe: (signal) => finder.probe(signal),
     async close(): Promise<void> {

@@ -25,6 +25,8 @@ export interface DialectFinder {
   resolve(signal?: CallSignal): Promise<Dialect>;
   /** The dialect known now, if any (explicit, or found). */
   readonly known: Dialect | undefined;
+  /** The dialect `resolve` would give without asking Dagu: known and still trusted. */
+  readonly inUse: Dialect | undefined;
   /** Dagu did not answer a request: with auto, find the dialect again on the next use. */
   distrust(): void;
   /** The readiness probe: reachability, the version, the dialect in use, and whether it fits. */
@@ -138,6 +140,9 @@ export function createDialectFinder(configuredBase: string, ask: AskHealth): Dia
     resolve,
     get known() {
       return known;
+    },
+    get inUse() {
+      return trusted ? known : undefined;
     },
     distrust,
     async probe(signal) {

@@ -41,8 +41,11 @@ export interface DaguClient {
    * `DAGU_API_BASE=auto`, the generation found (2 until `ready()` found one).
    */
   readonly generation: 1 | 2;
-  /** Resolves once the REST dialect is known (found from Dagu's health routes with auto); rejects with a DaguError. */
-  ready(signal?: CallSignal): Promise<void>;
+  /**
+   * Resolves once the REST dialect is known (found from Dagu's health routes with auto); rejects with
+   * a DaguError. `undefined` when it is known already: a call need not wait a turn for it.
+   */
+  ready(signal?: CallSignal): Promise<void> | undefined;
   /** The readiness probe (never rejects): reachability, version, dialect and whether it fits. */
   probe(signal: AbortSignal): Promise<DaguProbeResult>;
   /**

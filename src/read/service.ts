@@ -64,7 +64,8 @@ export function createReadService(
         throw readError.unavailable(`The ${resolved.target} target is not served by this gateway.`);
       }
       // With DAGU_API_BASE=auto the REST dialect is found on first use; handlers may consult it first.
-      if (!WITHOUT_DAGU.has(resolved.target)) await deps.dagu.ready(call.signal);
+      const finding = WITHOUT_DAGU.has(resolved.target) ? undefined : deps.dagu.ready(call.signal);
+      if (finding !== undefined) await finding;
       const result = await handler(resolved, deps, call);
       if (result.upstreamStatus !== undefined) facts.upstreamStatus = result.upstreamStatus;
       return { ok: true, envelope: buildEnvelope(resolved, result.data), facts };

@@ -225,6 +225,20 @@ describe('Dagu client: escaping and the path-structure rule (request-recording s
     }
   });
 
+  it('ready() has nothing to wait for with an explicit base; with auto it waits for the dialect', async () => {
+    assert.equal(client.ready(), undefined);
+    const closed = await startRecordingServer();
+    await closed.close();
+    const auto = createDaguClient(config(closed.url, { apiBase: 'auto' }));
+    try {
+      const finding = auto.ready();
+      assert.ok(finding instanceof Promise, 'no dialect known yet');
+      await assert.rejects(finding, (error) => error instanceof DaguError && error.kind === 'unreachable');
+    } finally {
+      await auto.close();
+    }
+  });
+
   it('derives the generation from the API base', () => {
     assert.equal(generationOf('/api/v1'), 2);
     assert.equal(generationOf('/api/v2'), 1);

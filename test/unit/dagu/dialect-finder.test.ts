@@ -38,6 +38,28 @@ test('auto: the dialect is found once on first use, then reused', async () => {
   assert.deepEqual(dagu.asked, ['/api/v1']);
 });
 
+test('inUse: the dialect resolve gives without asking Dagu, only while it is known and trusted', async () => {
+  const dagu = scripted(DAGU_2);
+  const auto = createDialectFinder('auto', dagu.ask);
+  assert.equal(auto.inUse, undefined, 'nothing found yet');
+  await auto.resolve();
+  assert.deepEqual(auto.inUse, { apiBase: '/api/v1', generation: 2 });
+  auto.distrust();
+  assert.equal(auto.inUse, undefined, 'a Dagu that did not answer is asked again');
+  assert.deepEqual(auto.known, { apiBase: '/api/v1', generation: 2 }, 'while the last one found stays known');
+  await auto.resolve();
+  assert.deepEqual(dagu.asked, ['/api/v1', '/api/v1']);
+
+  const explicit = createDialectFinder('/api/v2', dagu.ask);
+  assert.deepEqual(explicit.inUse, { apiBase: '/api/v2', generation: 1 });
+  explicit.distrust();
+  assert.deepEqual(
+    explicit.inUse,
+    { apiBase: '/api/v2', generation: 1 },
+    'an explicit base is never distrusted',
+  );
+});
+
 test('auto: concurrent first uses share one detection', async () => {
   const dagu = scripted(DAGU_1);
   const finder = createDialectFinder('auto', dagu.ask);
