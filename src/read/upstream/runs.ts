@@ -91,9 +91,8 @@ export async function assertRunReadable(scope: ReadScope, run: RunRef): Promise<
  * A run in a workspace the caller may not read is answered as a run that does not exist, and its DAG
  * as a DAG that does not exist when the caller sees none of it (src/read/upstream/access.ts).
  */
-async function assertRunVisible(scope: ReadScope, run: RunRef, details: Json): Promise<void> {
-  if (canSee(scope, details)) return;
-  throw await runNotFound(scope, run.name, hiddenAsMissing(scope, runSubject(run)));
+function hiddenRunError(scope: ReadScope, run: RunRef): Promise<ReadError> {
+  return runNotFound(scope, run.name, hiddenAsMissing(scope, runSubject(run)));
 }
 
 /** `dagRunDetails` of the addressed root or child run, and the run as addressed (a sub run's root `latest` resolved). */
@@ -107,7 +106,8 @@ export async function fetchRunDetails(
   const fetched = await fetchDetails(scope, run, route.prefix, route.params);
   // A child run belongs to its own DAG, which the caller must be allowed to read as well.
   if (run.subRunId !== undefined) assertDagReadable(scope, text(fetched.details.name, 'dagRunDetails.name'));
-  await assertRunVisible(scope, run, fetched.details);
+  // Seen synchronously: a visible run costs no turn of the event loop.
+  if (!canSee(scope, fetched.details)) throw await hiddenRunError(scope, run);
   return { ...fetched, run: resolved };
 }
 
@@ -121,7 +121,7 @@ async function withRootChecked(scope: ReadScope, run: RunRef): Promise<RunRef> {
   const root: RunRef = { name: run.name, dagRunId: run.dagRunId };
   const { details } = await fetchDetails(scope, root, '/dag-runs/{name}/{dagRunId}', { ...root });
   // A hidden root is answered as a root run that does not exist.
-  await assertRunVisible(scope, root, details);
+  if (!canSee(scope, details)) throw await hiddenRunError(scope, root);
   return { ...run, dagRunId: text(details.dagRunId, 'dagRunDetails.dagRunId') };
 }
 
