@@ -234,7 +234,9 @@ async function checkedToolResult(running: Promise<CallToolResult>): Promise<Call
   try {
     const result = await running;
     if (result.isError === true) return result;
-    const checked = await READ_TOOL_OUTPUT['~standard'].validate(result.structuredContent);
+    // The SDK's JSON Schema validator answers synchronously: awaited only if a promise came back.
+    const validated = READ_TOOL_OUTPUT['~standard'].validate(result.structuredContent);
+    const checked = validated instanceof Promise ? await validated : validated;
     if (checked.issues !== undefined && checked.issues.length > 0) {
       const problems = checked.issues.map((issue) => issue.message).join(', ');
       throw new Error(
