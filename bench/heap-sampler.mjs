@@ -5,6 +5,8 @@
 // allocation is recorded (each sample is one object, its size exact), and the objects the garbage
 // collectors freed meanwhile are kept: the profile is what the process allocated between the signals,
 // not what was still alive (which is all `node --heap-prof` records). Nothing runs until the first signal.
+// BENCH_HEAP_SURVIVORS=1 drops the objects a scavenge freed: what remains is what survived the young
+// generation (copied, then promoted), whether a full collection freed it later or not.
 import { renameSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
@@ -21,7 +23,7 @@ async function toggle() {
     await session.post('HeapProfiler.startSampling', {
       samplingInterval: interval,
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMinorGC: process.env.BENCH_HEAP_SURVIVORS !== '1',
     });
     return;
   }

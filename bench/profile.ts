@@ -24,6 +24,8 @@
 //   PROFILE_B_NODE_ARGS  node flags for gateway-b in place of PROFILE_NODE_ARGS (an A/B of two settings)
 //   PROFILE_KEEP         a folder to keep the .cpuprofile and .heapprofile files in (for Chrome DevTools)
 //   PROFILE_ALLOC_CALLS  calls of the allocation cell (default 300; 0: none)
+//   PROFILE_SURVIVORS    1: the allocation cell keeps only what survived a scavenge (what the young
+//                        generation copies and promotes, the GC threads' work), not every allocation
 // The warm-up is profiled too, so the figures are taken from the samples of the measured rounds only.
 // Allocation per call comes from a cell of its own, after the last round: bench/heap-sampler.mjs (loaded
 // with --import) runs V8's sampling heap profiler at an interval of 1 byte over exactly those calls, so
@@ -83,6 +85,7 @@ const STRACE = process.env.PROFILE_STRACE === '1';
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const GATEWAY_NODE_ARGS = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const ALLOC_CALLS = Number(process.env.PROFILE_ALLOC_CALLS ?? 300);
+const SURVIVORS = process.env.PROFILE_SURVIVORS === '1';
 // A second gateway beside the first, to compare two builds or two sets of V8 flags in one interleaved run.
 const B_MAIN = process.env.PROFILE_B_MAIN || undefined;
 const B_NODE_ARGS = process.env.PROFILE_B_NODE_ARGS?.split(' ').filter(Boolean);
@@ -271,7 +274,10 @@ async function main() {
         ? []
         : ['--import', pathToFileURL(join(ROOT, 'bench', 'heap-sampler.mjs')).href]),
     ];
-    const heapEnv: Record<string, string> = heapDir === undefined ? {} : { BENCH_HEAP_DIR: heapDir };
+    const heapEnv: Record<string, string> =
+      heapDir === undefined
+        ? {}
+        : { BENCH_HEAP_DIR: heapDir, ...(SURVIVORS ? { BENCH_HEAP_SURVIVORS: '1' } : {}) };
     const request = (
       slot: number,
       id: string,
@@ -351,7 +357,9 @@ async function main() {
     if (heapDir !== undefined) {
       const allocations = new Map(PROFILED.map((name) => [name, measured.get(name)!.allocations!] as const));
       console.log(
-        `\nallocation per call (${ALLOC_CALLS} calls after the CPU cell, every allocation recorded):`,
+        SURVIVORS
+          ? `\nsurvived a scavenge, per call (${ALLOC_CALLS} calls after the CPU cell, every allocation recorded, those a scavenge freed dropped):`
+          : `\nallocation per call (${ALLOC_CALLS} calls after the CPU cell, every allocation recorded):`,
       );
       console.log(compareAllocations(allocations, ALLOC_CALLS));
     }
