@@ -1,6 +1,5 @@
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import fastifyJwt from '@fastify/jwt';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { cutToCodePoints } from '../core/code-points.ts';
 import { type Log, silentLog } from '../core/log.ts';
@@ -250,6 +249,39 @@ function trailingSlashHint(issuers: readonly string[] | undefined, log: Log): (t
   };
 }
 
+/** A Fastify instance holding @fastify/jwt's verifier (fast-jwt) with the gateway's rules, ready. */
+async function verifyingHost(rules: {
+  secret: string | ((decoded: { header: Record<string, unknown> }) => Promise<string>);
+  algorithms: Array<'HS256' | 'RS256' | 'ES256'>;
+  issuers: string[] | undefined;
+  audiences: string[] | undefined;
+  toleranceMs: number;
+}): Promise<FastifyInstance> {
+  const { secret, algorithms, issuers, audiences, toleranceMs } = rules;
+  const host: FastifyInstance = Fastify({ logger: false });
+  // Loaded only when JWTs are configured: a gateway of API keys never holds the package and fast-jwt.
+  const { default: fastifyJwt } = await import('@fastify/jwt');
+  await host.register(fastifyJwt, {
+    // Only a public (verifying) side: the gateway never signs tokens.
+    secret: { public: secret },
+    verify: {
+      algorithms,
+      clockTolerance: toleranceMs,
+      // fast-jwt skips the iss/aud checks on a token without that claim, so configured ones are required.
+      requiredClaims: ['exp', 'sub', ...(issuers ? ['iss'] : []), ...(audiences ? ['aud'] : [])],
+      ...(issuers ? { allowedIss: issuers } : {}),
+      ...(audiences ? { allowedAud: audiences } : {}),
+      // A client repeats its token on every call, so successes are cached (never past `exp`, at most a
+      // minute); failures are never served from the cache (fast-jwt would otherwise keep them for the skew).
+      cache: 1024,
+      cacheTTL: 60_000,
+      errorCacheTTL: () => -toleranceMs - 1,
+    },
+  });
+  await host.ready();
+  return host;
+}
+
 /**
  * JWT verification with @fastify/jwt (and so fast-jwt). Its `fastify.jwt.verify` lives on a Fastify
  * instance, so the verifier keeps a private one that never listens. Algorithms are pinned per mode
@@ -290,25 +322,7 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
   const issuers = list(settings.issuer);
   const audiences = list(settings.audience);
   const toleranceMs = (settings.clockToleranceSeconds ?? 30) * 1000;
-  const host: FastifyInstance = Fastify({ logger: false });
-  await host.register(fastifyJwt, {
-    // Only a public (verifying) side: the gateway never signs tokens.
-    secret: { public: secret },
-    verify: {
-      algorithms,
-      clockTolerance: toleranceMs,
-      // fast-jwt skips the iss/aud checks on a token without that claim, so configured ones are required.
-      requiredClaims: ['exp', 'sub', ...(issuers ? ['iss'] : []), ...(audiences ? ['aud'] : [])],
-      ...(issuers ? { allowedIss: issuers } : {}),
-      ...(audiences ? { allowedAud: audiences } : {}),
-      // A client repeats its token on every call, so successes are cached (never past `exp`, at most a
-      // minute); failures are never served from the cache (fast-jwt would otherwise keep them for the skew).
-      cache: 1024,
-      cacheTTL: 60_000,
-      errorCacheTTL: () => -toleranceMs - 1,
-    },
-  });
-  await host.ready();
+  const host = await verifyingHost({ secret, algorithms, issuers, audiences, toleranceMs });
   if (jwks) void jwks.refresh();
 
   const hintTrailingSlash = trailingSlashHint(issuers, log);

@@ -1,9 +1,7 @@
-import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Log } from '../core/log.ts';
 import type { GatewayMetrics, RateLimitReason } from '../metrics/metrics.ts';
-import { createSharedRateLimitStore } from './rate-limit-store.ts';
 import { createRateWindows, type RateWindows } from './rate-windows.ts';
 import { auditRefusal, type RefusalAudit, refuse } from './refusals.ts';
 
@@ -60,10 +58,14 @@ export const countMeteredCalls = (body: unknown): number => meteredMessages(body
 /** The rate limit's window: tool calls per minute. */
 const RATE_WINDOW_MS = 60_000;
 
-/** The Redis-backed rate store when REDIS_URL is set (closed with the app), else undefined. */
-function sharedStoreOf(app: FastifyInstance, options: CallMeteringOptions) {
+/**
+ * The Redis-backed rate store when REDIS_URL is set (closed with the app), else undefined. Its module
+ * (ioredis, @fastify/rate-limit) is loaded only then: a gateway without Redis never holds them.
+ */
+async function sharedStoreOf(app: FastifyInstance, options: CallMeteringOptions) {
   if (options.redisUrl === undefined) return undefined;
   const { metrics } = options;
+  const { createSharedRateLimitStore } = await import('./rate-limit-store.ts');
   const shared = createSharedRateLimitStore({
     url: options.redisUrl,
     windowMs: RATE_WINDOW_MS,
@@ -140,8 +142,9 @@ function localRate(app: FastifyInstance, options: CallMeteringOptions): CountRat
 async function sharedRate(
   app: FastifyInstance,
   options: CallMeteringOptions,
-  shared: NonNullable<ReturnType<typeof sharedStoreOf>>,
+  shared: NonNullable<Awaited<ReturnType<typeof sharedStoreOf>>>,
 ): Promise<CountRate> {
+  const { default: fastifyRateLimit } = await import('@fastify/rate-limit');
   await app.register(fastifyRateLimit, { global: false, store: shared.store });
   const rateLimit = app.createRateLimit({
     max: options.ratePerMinute,
@@ -158,7 +161,7 @@ async function sharedRate(
 
 async function callMetering(app: FastifyInstance, options: CallMeteringOptions): Promise<void> {
   const { metrics } = options;
-  const shared = sharedStoreOf(app, options);
+  const shared = await sharedStoreOf(app, options);
   const countRate = shared === undefined ? localRate(app, options) : await sharedRate(app, options, shared);
   const ledger = concurrencyLedger();
 
