@@ -16,7 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { BIG_LOG_STEP, heavySeedOptions, seedHeavy } from './heavy-seed.ts';
-import { loadAverage, startGatewayProcess, startPeerDagu } from './peer-support.ts';
+import { loadAverage, servedNodeVersion, startGatewayProcess, startPeerDagu } from './peer-support.ts';
 import { slope } from './stats.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
@@ -248,7 +248,7 @@ async function main() {
   );
   console.log(
     `\nsoak: ${SECONDS} s at ${RATE} calls/s of ${mix.length} mixed reads and ${heavyCalls} heavy ones ` +
-      `(share ${HEAVY_SHARE}), Node ${process.version}`,
+      `(share ${HEAVY_SHARE}), gateway on Node ${servedNodeVersion()}`,
   );
   console.log(
     `load average ${loadBefore} before, ${loadAverage()} after; ${answered} answered, ${failed} failed, ${heavyFailed} heavy reads without a result\n`,
