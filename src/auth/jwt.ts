@@ -249,10 +249,14 @@ function trailingSlashHint(issuers: readonly string[] | undefined, log: Log): (t
   };
 }
 
+/** What verifies a token's signature: a secret or PEM key, or (JWKS) a lookup by the token's header. */
+type VerifyingKey = string | ((decoded: { header: Record<string, unknown> }) => Promise<string>);
+type JwtAlgorithm = 'HS256' | 'RS256' | 'ES256';
+
 /** A Fastify instance holding @fastify/jwt's verifier (fast-jwt) with the gateway's rules, ready. */
 async function verifyingHost(rules: {
-  secret: string | ((decoded: { header: Record<string, unknown> }) => Promise<string>);
-  algorithms: Array<'HS256' | 'RS256' | 'ES256'>;
+  secret: VerifyingKey;
+  algorithms: JwtAlgorithm[];
   issuers: string[] | undefined;
   audiences: string[] | undefined;
   toleranceMs: number;
@@ -297,8 +301,8 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
     throw new JwtConfigError('configure exactly one of a JWT secret, public key or JWKS URL');
 
   let mode: JwtVerifier['mode'];
-  let algorithms: Array<'HS256' | 'RS256' | 'ES256'>;
-  let secret: string | ((decoded: { header: Record<string, unknown> }) => Promise<string>);
+  let algorithms: JwtAlgorithm[];
+  let secret: VerifyingKey;
   let jwks: JwksCache | undefined;
   if (settings.secret !== undefined) {
     if (settings.secret.length < 32) throw new JwtConfigError('AUTH_JWT_SECRET: use at least 32 characters');

@@ -94,6 +94,8 @@ export function createDialectFinder(configuredBase: string, ask: AskHealth): Dia
     ? undefined
     : { apiBase: configuredBase, generation: generationOf(configuredBase) };
   let trusted = !auto;
+  /** The dialect to use without asking Dagu: known and still trusted. */
+  const inUse = (): Dialect | undefined => (trusted ? known : undefined);
   let finding: Promise<Detection> | undefined;
 
   /** One detection at a time; its result replaces the dialect in use when one is found. */
@@ -113,7 +115,8 @@ export function createDialectFinder(configuredBase: string, ask: AskHealth): Dia
   };
 
   async function resolve(signal?: CallSignal): Promise<Dialect> {
-    if (known !== undefined && trusted) return known;
+    const dialect = inUse();
+    if (dialect !== undefined) return dialect;
     const detection = await find(signal);
     if (!detection.found)
       throw new DaguError('unreachable', `Dagu's REST API was not found: ${detection.reason}`);
@@ -121,10 +124,11 @@ export function createDialectFinder(configuredBase: string, ask: AskHealth): Dia
   }
 
   async function probeAuto(signal: AbortSignal): Promise<DaguProbeResult> {
-    if (known !== undefined && trusted) {
-      const answer = await ask(known.apiBase, signal);
+    const current = inUse();
+    if (current !== undefined) {
+      const answer = await ask(current.apiBase, signal);
       // Still the same kind of Dagu: report it. Otherwise (another generation, or no JSON there) find again.
-      if (fitsDialect(answer, known)) return probeResult(answer, known);
+      if (fitsDialect(answer, current)) return probeResult(answer, current);
     }
     const detection = await find(signal);
     if (!detection.found) return { reachable: true, problem: detection.reason };
@@ -142,7 +146,7 @@ export function createDialectFinder(configuredBase: string, ask: AskHealth): Dia
       return known;
     },
     get inUse() {
-      return trusted ? known : undefined;
+      return inUse();
     },
     distrust,
     async probe(signal) {
