@@ -44,16 +44,21 @@ interface RpcMessage {
   params?: { name?: unknown };
 }
 
-const meteredMessages = (body: unknown): RpcMessage[] =>
-  (Array.isArray(body) ? body : [body]).filter(
-    (message): message is RpcMessage =>
-      typeof message === 'object' &&
-      message !== null &&
-      METERED_METHODS.has((message as RpcMessage).method as string),
-  );
+const isMetered = (message: unknown): message is RpcMessage =>
+  typeof message === 'object' &&
+  message !== null &&
+  METERED_METHODS.has((message as RpcMessage).method as string);
 
-/** The number of metered JSON-RPC requests in a parsed body (a batch counts each one). */
-export const countMeteredCalls = (body: unknown): number => meteredMessages(body).length;
+const meteredMessages = (body: unknown): RpcMessage[] =>
+  (Array.isArray(body) ? body : [body]).filter(isMetered);
+
+/** The number of metered JSON-RPC requests in a parsed body (a batch counts each one); no array made. */
+export function countMeteredCalls(body: unknown): number {
+  if (!Array.isArray(body)) return isMetered(body) ? 1 : 0;
+  let count = 0;
+  for (const message of body) if (isMetered(message)) count += 1;
+  return count;
+}
 
 /** The rate limit's window: tool calls per minute. */
 const RATE_WINDOW_MS = 60_000;
@@ -76,22 +81,36 @@ async function sharedStoreOf(app: FastifyInstance, options: CallMeteringOptions)
   return shared;
 }
 
-/** Calls running per caller key: a slot is taken before anything awaits and given back once. */
-function concurrencyLedger() {
+/** Keys the concurrency ledger holds before it drops the idle ones. */
+export const IDLE_SWEEP_AT = 1024;
+
+/**
+ * Calls running per caller key: a slot is taken before anything awaits and given back once. A key whose
+ * calls have all ended keeps its entry at 0 (a delete at every call's end made the Map rebuild its
+ * table); the idle entries go together once the Map holds IDLE_SWEEP_AT keys.
+ */
+export function concurrencyLedger() {
   const active = new Map<string, number>();
+  let sweepAt = IDLE_SWEEP_AT;
   return {
     running: (key: string) => active.get(key) ?? 0,
     take(key: string, calls: number) {
+      if (active.size >= sweepAt) {
+        for (const [idle, running] of active) if (running === 0) active.delete(idle);
+        // Keys all busy: the next sweep waits until as many again have come.
+        sweepAt = Math.max(IDLE_SWEEP_AT, active.size * 2);
+      }
       active.set(key, (active.get(key) ?? 0) + calls);
     },
     release(key: string, calls: number) {
-      const left = (active.get(key) ?? calls) - calls;
-      if (left > 0) active.set(key, left);
-      else active.delete(key);
+      active.set(key, Math.max(0, (active.get(key) ?? calls) - calls));
+    },
+    /** Keys held, busy or idle. */
+    get size() {
+      return active.size;
     },
   };
 }
-
 /** The 429 of a metered request: counted, audited with the first metered message, answered with Retry-After. */
 function refuseTooMany(
   options: CallMeteringOptions,

@@ -1,6 +1,7 @@
 /** Call metering: tool calls per minute and at once per identity, 429 with Retry-After, slots released. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { concurrencyLedger, IDLE_SWEEP_AT } from '../../../src/http/call-metering.ts';
 import { call, harness, KEYS_YAML, metricValue, PLAIN_KEY, VIEWER_KEY } from '../../support/auth-harness.ts';
 import { tempDir, writeTemp } from '../../support/auth-helpers.ts';
 
@@ -78,5 +79,22 @@ describe('rate limits and concurrency', () => {
     } finally {
       await h.app.close();
     }
+  });
+
+  it('the concurrency ledger keeps an idle key at 0 and drops the idle keys together once it holds enough', () => {
+    const ledger = concurrencyLedger();
+    ledger.take('busy', 2);
+    for (let at = 1; at < IDLE_SWEEP_AT; at += 1) {
+      ledger.take(`caller-${at}`, 1);
+      ledger.release(`caller-${at}`, 1);
+    }
+    assert.equal(ledger.running('caller-1'), 0);
+    assert.equal(ledger.size, IDLE_SWEEP_AT, 'idle keys are kept until the sweep');
+    ledger.take('next', 1);
+    assert.equal(ledger.size, 2, 'only the busy keys are left');
+    assert.equal(ledger.running('busy'), 2);
+    ledger.release('busy', 1);
+    ledger.release('busy', 5);
+    assert.equal(ledger.running('busy'), 0, 'never below 0');
   });
 });
