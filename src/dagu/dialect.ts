@@ -307,52 +307,6 @@ export function nextRunListCursor(
 
 // ---- run details ----------------------------------------------------------------------------
 
-// The folder of one attempt's step logs, `run_<UTC time>_<attemptId>`.
-const ATTEMPT_DIR = /^run_(\d{8}_\d{6}Z)_([A-Za-z0-9_-]+)$/;
-const HANDLER_NODES = ['onInit', 'onExit', 'onSuccess', 'onFailure', 'onCancel', 'onAbort', 'onWait'];
-
-/** Index of the last `/` (0x2f) or `\\` (0x5c) at or before `from`, -1 when none. */
-function lastSeparator(path: string, from: number): number {
-  while (from >= 0 && path.charCodeAt(from) !== 0x2f && path.charCodeAt(from) !== 0x5c) from--;
-  return from;
-}
-
-/** Time and attempt id of a log file's folder (`file`: the separator before the file's name), found from the end. */
-function attemptFolderAt(path: string, file: number): { time: string; id: string } | undefined {
-  const folder = lastSeparator(path, file - 1);
-  if (folder < 0) return undefined;
-  const match = ATTEMPT_DIR.exec(path.slice(folder + 1, file));
-  return match === null ? undefined : { time: match[1] ?? '', id: match[2] ?? '' };
-}
-
-/**
- * The run's current attempt id: no generation returns it with the run details, but each attempt logs
- * into a folder `run_<UTC time>_<attemptId>`, the newest of which names it (a future field wins).
- */
-export function attemptIdOf(details: Record<string, unknown>): string | undefined {
-  if (typeof details.attemptId === 'string' && details.attemptId !== '') return details.attemptId;
-  let best: { time: string; id: string } | undefined;
-  // The last path's folder: an attempt's steps log into one folder, whose verdict is known already.
-  let lastFolder: string | undefined;
-  const consider = (path: unknown) => {
-    const file = typeof path === 'string' ? lastSeparator(path, path.length - 1) : -1;
-    const folder = file < 1 ? undefined : (path as string).slice(0, file + 1);
-    if (folder === undefined || folder === lastFolder) return;
-    lastFolder = folder;
-    const found = attemptFolderAt(path as string, file);
-    if (found !== undefined && (best === undefined || found.time > best.time)) best = found;
-  };
-  const considerNode = (node: unknown) => {
-    if (node !== null && typeof node === 'object') {
-      consider((node as { stdout?: unknown }).stdout);
-      consider((node as { stderr?: unknown }).stderr);
-    }
-  };
-  if (Array.isArray(details.nodes)) for (const node of details.nodes) considerNode(node);
-  for (const key of HANDLER_NODES) considerNode(details[key]);
-  return best?.id;
-}
-
 export interface ApprovalGate {
   prompt?: string;
   input?: string[];

@@ -1,9 +1,9 @@
 import type { AccessPolicy } from '../../core/access.ts';
 import { DEFAULT_WORKSPACE } from '../../core/contract.ts';
+import { attemptIdOf } from '../../dagu/attempt.ts';
 import {
   applyRunListPlan,
   approvalOf,
-  attemptIdOf,
   CursorError,
   hasAllLabels,
   humanTaskOf,

@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import {
   applyRunListPlan,
   approvalOf,
-  attemptIdOf,
   CursorError,
   dagLabels,
   hasAllLabels,
@@ -253,47 +252,6 @@ describe('responses', () => {
 });
 
 describe('run details (Dagu 2.x Node/Step shapes per api/v1/api.yaml)', () => {
-  const node = (stdout: string, extra: Record<string, unknown> = {}) => ({
-    step: { name: 'x' },
-    stdout,
-    stderr: stdout.replace(/\.out$/, '.err'),
-    startedAt: '2026-07-01T10:00:00+02:00',
-    finishedAt: '2026-07-01T10:00:01+02:00',
-    status: 4,
-    statusLabel: 'succeeded',
-    retryCount: 0,
-    doneCount: 1,
-    ...extra,
-  });
-
-  it('attemptId: the newest run_<time>_<attempt> log folder among the steps (retry keeps old nodes)', () => {
-    const details = {
-      nodes: [
-        node(
-          '/var/dagu/logs/etl/dag-run_20260701_080000Z_r1/run_20260701_080000Z_a11111/x.20260701.080000.000.r1.out',
-        ),
-        node(
-          '/var/dagu/logs/etl/dag-run_20260701_080000Z_r1/run_20260701_090500Z_b22222/y.20260701.090500.000.r1.out',
-        ),
-        node(''),
-      ],
-      onExit: node('C:\\dagu\\logs\\etl\\dag-run_x\\run_20260701_090500Z_b22222\\onExit.out'),
-    };
-    assert.equal(attemptIdOf(details), 'b22222');
-    assert.equal(attemptIdOf({ nodes: [node('')] }), undefined);
-    assert.equal(attemptIdOf({ nodes: [] }), undefined);
-    assert.equal(attemptIdOf({ attemptId: 'explicit', nodes: [] }), 'explicit');
-    // Only the folder the file is in counts, read from the path's end, with either separator.
-    const only = (path: string) => attemptIdOf({ nodes: [node(path)] });
-    assert.equal(only('/logs/run_20260701_080000Z_a1/sub/x.out'), undefined);
-    assert.equal(only('/logs/run_20260701_080000Z_a1/'), 'a1');
-    assert.equal(only('run_20260701_080000Z_a1/x.out'), undefined);
-    assert.equal(only('/run_20260701_080000Z_a1/x.out'), 'a1');
-    assert.equal(only('C:\\logs/run_20260701_080000Z_b-2\\x.out'), 'b-2');
-    assert.equal(only('/logs/run_2026070_080000Z_a1/x.out'), undefined);
-    assert.equal(only('/logs/xrun_20260701_080000Z_a1/x.out'), undefined);
-  });
-
   it('approval gate: 2.x `step.approval` (ApprovalConfig)', () => {
     assert.deepEqual(
       approvalOf({
