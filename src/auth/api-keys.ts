@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { Ajv, type ErrorObject } from 'ajv';
 import { type Identity, ROLES } from './identity.ts';
 import {
@@ -36,7 +36,8 @@ export class ApiKeysFileError extends ConfigFileError {
   }
 }
 
-export const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+// The one-shot hash: no Hash object per presented key (about half the time of createHash's chain).
+export const sha256 = (text: string): Buffer => hash('sha256', text, 'buffer');
 
 /** Keys are sent as `Authorization: Bearer <key>`: token68 characters, and no `.` so they never look like a JWT. */
 const KEY_PATTERN = '^[A-Za-z0-9_~+/-]+=*$';
