@@ -30,7 +30,6 @@ interface Caller {
 
 interface Batch {
   route: string;
-  path: string;
   callers: Caller[];
   /** Aborts the shared request; set once it is sent to more than one caller. */
   abort?: (reason: unknown) => void;
@@ -46,47 +45,12 @@ export interface CoalescingOptions {
 /** Listener options of every caller: one object, not one per GET. */
 const ONCE = Object.freeze({ once: true });
 const unsettled = (caller: Caller) => !caller.settled;
-/** Batches of one turn found by a scan before a Map is worth its cost. */
-const SCAN_MAX = 16;
-
-/**
- * The batches first asked for in this turn, all handed to `start` at its end by one setImmediate. A
- * turn holds a few, found by a scan: a Map keyed by path would rebuild its table as it empties, every
- * turn. A turn of more than SCAN_MAX batches is indexed by a Map for the rest of it.
- */
-function turnQueue(start: (batch: Batch) => void) {
-  let turn: Batch[] = [];
-  let spare: Batch[] = [];
-  let index: Map<string, Batch> | undefined;
-
-  function startTurn(): void {
-    const batches = turn;
-    turn = spare;
-    spare = batches;
-    index = undefined;
-    for (const batch of batches) start(batch);
-    batches.length = 0;
-  }
-
-  return {
-    waiting(path: string): Batch | undefined {
-      if (index !== undefined) return index.get(path);
-      for (const batch of turn) if (batch.path === path) return batch;
-      return undefined;
-    },
-    add(batch: Batch): void {
-      if (turn.length === 0) setImmediate(startTurn);
-      turn.push(batch);
-      if (index !== undefined) index.set(batch.path, batch);
-      else if (turn.length > SCAN_MAX) index = new Map(turn.map((each) => [each.path, each]));
-    },
-  };
-}
 
 export function coalescing(send: Send, options: CoalescingOptions): Send {
-  const queue = turnQueue(start);
+  const waiting = new Map<string, Batch>();
 
-  function start(batch: Batch): void {
+  function start(path: string, batch: Batch): void {
+    waiting.delete(path);
     // No caller joins a batch once it starts: when none has gone, the list is used as it is.
     const callers = batch.callers.every(unsettled) ? batch.callers : batch.callers.filter(unsettled);
     if (callers.length === 0) return;
@@ -108,7 +72,7 @@ export function coalescing(send: Send, options: CoalescingOptions): Send {
       batch.abort = (reason) => controller.abort(reason);
       signal = controller.signal;
     }
-    send(batch.route, batch.path, signal).then(finish, (error) => finish(undefined, error));
+    send(batch.route, path, signal).then(finish, (error) => finish(undefined, error));
   }
 
   return (route, path, signal) =>
@@ -117,10 +81,12 @@ export function coalescing(send: Send, options: CoalescingOptions): Send {
         reject(options.aborted(signal));
         return;
       }
-      let batch = queue.waiting(path);
+      let batch = waiting.get(path);
       if (batch === undefined) {
-        batch = { route, path, callers: [] };
-        queue.add(batch);
+        const fresh: Batch = { route, callers: [] };
+        batch = fresh;
+        waiting.set(path, fresh);
+        setImmediate(() => start(path, fresh));
       } else {
         options.onJoined?.(route);
       }

@@ -66,30 +66,6 @@ describe('coalescing of identical GETs', () => {
     assert.equal((await second).text, 'after');
   });
 
-  it('a turn of many distinct paths still joins identical GETs, before and after its Map index', async () => {
-    const upstream = scriptedUpstream();
-    const get = coalescing(upstream.send, { aborted: abortedError });
-    const paths = Array.from({ length: 40 }, (_, at) => `/p${at}`);
-    // Every path asked twice in a row: /p0../p15 are joined while the turn is scanned, the rest once it is indexed.
-    const asked = paths.flatMap((path) => [path, path]);
-    const calls = asked.map((path) => get('/r', path));
-    await nextTurn();
-    assert.deepEqual(
-      upstream.requests.map((request) => request.path),
-      paths,
-    );
-    for (const request of upstream.requests) request.answer({ status: 200, text: request.path });
-    assert.deepEqual(
-      (await Promise.all(calls)).map((answer) => answer.text),
-      asked,
-    );
-    const later = get('/r', '/p0');
-    await nextTurn();
-    assert.equal(upstream.requests.length, 41, 'the next turn starts empty: a new request');
-    upstream.requests[40]!.answer({ status: 200, text: 'again' });
-    assert.equal((await later).text, 'again');
-  });
-
   it('a failure reaches every caller of the shared request', async () => {
     const upstream = scriptedUpstream();
     const get = coalescing(upstream.send, { aborted: abortedError });
