@@ -111,6 +111,7 @@ export function concurrencyLedger() {
     },
   };
 }
+
 /** The 429 of a metered request: counted, audited with the first metered message, answered with Retry-After. */
 function refuseTooMany(
   options: CallMeteringOptions,

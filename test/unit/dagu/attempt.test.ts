@@ -33,10 +33,11 @@ describe('the attempt id of a run, from its log folders', () => {
     assert.equal(only('/logs/xrun_20260701_080000Z_a1/x.out'), undefined);
   });
 
-  it('a path in the folder just seen is skipped; a folder seen again after another still counts', () => {
+  it('a path in the folder just seen is skipped; another folder of the same length is not', () => {
     const at = (folder: string, file: string) => `/logs/etl/dag-run_x/${folder}/${file}.out`;
     const older = 'run_20260701_080000Z_old1';
     const newer = 'run_20260701_090000Z_new2';
+    // The two folders have the same length: a check by length alone would skip the newer one.
     const nodes = [node(at(older, 'a')), node(at(newer, 'b')), node(at(newer, 'c')), node(at(older, 'd'))];
     assert.equal(attemptIdOf({ nodes }), 'new2');
     // Same length, same file separator index, other folder: not mistaken for the folder just seen.
