@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse, Http2Session } from 'node:http2';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { LinkedList } from '../core/linked-list.ts';
 import type { ReadinessCheck } from './health.ts';
 
 /**
@@ -36,7 +37,8 @@ declare module 'fastify' {
 
 async function drainConcern(app: FastifyInstance, options: DrainOptions): Promise<void> {
   let drained: Promise<void> | undefined;
-  const inFlight = new Set<ServerResponse>();
+  // A list, not a Set: a Set churned on every request keeps old requests alive (core/linked-list.ts).
+  const inFlight = new LinkedList<ServerResponse>();
   const sessions = new Set<Http2Session>();
   app.server.on('session', (session: Http2Session) => {
     sessions.add(session);
@@ -55,17 +57,13 @@ async function drainConcern(app: FastifyInstance, options: DrainOptions): Promis
     for (const session of sessions) session.close();
   };
 
-  // One listener for every response, called with the response as `this`: no closure per request,
-  // and `on`, not `once` (a response closes once; once's wrapper is two objects per request).
-  function forget(this: ServerResponse) {
-    inFlight.delete(this);
-  }
   // A callback hook: an async one costs a promise and Fastify's continuation per request.
   app.addHook('onRequest', (_request, reply, done) => {
     if (drained !== undefined) closeAfter(reply.raw);
     else {
-      inFlight.add(reply.raw);
-      reply.raw.on('close', forget);
+      const link = inFlight.push(reply.raw);
+      // `on`, not `once`: a response closes once, and once's wrapper is two objects per request.
+      reply.raw.on('close', () => inFlight.remove(link));
     }
     done();
   });
@@ -79,7 +77,7 @@ async function drainConcern(app: FastifyInstance, options: DrainOptions): Promis
   app.decorate('drain', () => {
     drained ??= new Promise<void>((resolve) => {
       app.log.info({ drainMs: options.drainMs }, 'draining: /readyz answers 503, calls are still served');
-      for (const response of inFlight) closeAfter(response);
+      for (const response of inFlight.values()) closeAfter(response);
       inFlight.clear();
       goAway();
       setTimeout(resolve, options.drainMs).unref();
