@@ -47,10 +47,14 @@ const ONCE = Object.freeze({ once: true });
 const unsettled = (caller: Caller) => !caller.settled;
 
 export function coalescing(send: Send, options: CoalescingOptions): Send {
-  const waiting = new Map<string, Batch>();
+  let waiting = new Map<string, Batch>();
 
   function start(path: string, batch: Batch): void {
-    waiting.delete(path);
+    // Emptied, the Map is replaced rather than deleted from: a long-lived Map churned on every GET
+    // keeps old batches, their callers and answers alive (core/linked-list.ts). A turn's batches all
+    // start in the turn after, so under load the Map empties every turn.
+    if (waiting.size === 1) waiting = new Map();
+    else waiting.delete(path);
     // No caller joins a batch once it starts: when none has gone, the list is used as it is.
     const callers = batch.callers.every(unsettled) ? batch.callers : batch.callers.filter(unsettled);
     if (callers.length === 0) return;
