@@ -1,3 +1,5 @@
+import { type Link, LinkedList } from './linked-list.ts';
+
 /**
  * A least-recently-used map bounded by the bytes its values take (as the caller sizes them), shared by
  * every caller of the gateway. A `maxBytes` of 0 keeps nothing. Entries may carry an expiry time.
@@ -8,14 +10,22 @@ export interface ByteLruEvents {
 }
 
 interface Entry<V> {
+  key: string;
   value: V;
   bytes: number;
   /** `performance.now()` after which the entry is gone; Infinity for never. */
   expiresAt: number;
+  /** The entry's place in the order of use. */
+  link: Link<Entry<V>>;
 }
 
 export class ByteLru<V> {
   readonly #entries = new Map<string, Entry<V>>();
+  /**
+   * Least recently used first. A hit moves its link, not its Map entry: a Map deleted from and set
+   * again on every hit keeps what it dropped alive (linked-list.ts), here whole log windows.
+   */
+  readonly #order = new LinkedList<Entry<V>>();
   #bytes = 0;
 
   constructor(
@@ -34,12 +44,10 @@ export class ByteLru<V> {
   get(key: string): V | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined || entry.expiresAt <= performance.now()) {
-      if (entry !== undefined) this.#remove(key, entry);
+      if (entry !== undefined) this.#remove(entry);
       return undefined;
     }
-    // Map keeps insertion order: moving the entry to the end makes the first entry the least recent.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    this.#order.moveToEnd(entry.link);
     return entry.value;
   }
 
@@ -49,13 +57,14 @@ export class ByteLru<V> {
     // A value larger than a quarter of the budget would push out most of what is kept: not kept.
     if (size > this.maxBytes / 4) return;
     const previous = this.#entries.get(key);
-    if (previous !== undefined) this.#remove(key, previous);
-    this.#entries.set(key, { value, bytes: size, expiresAt: performance.now() + ttlMs });
+    if (previous !== undefined) this.#remove(previous);
+    const entry = { key, value, bytes: size, expiresAt: performance.now() + ttlMs } as Entry<V>;
+    entry.link = this.#order.push(entry);
+    this.#entries.set(key, entry);
     this.#bytes += size;
     let evicted = 0;
-    for (const [oldest, entry] of this.#entries) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#remove(oldest, entry);
+    while (this.#bytes > this.maxBytes) {
+      this.#remove(this.#order.first!.value!);
       evicted += 1;
     }
     if (evicted > 0) this.events.evicted?.(evicted);
@@ -63,11 +72,13 @@ export class ByteLru<V> {
 
   clear(): void {
     this.#entries.clear();
+    this.#order.clear();
     this.#bytes = 0;
   }
 
-  #remove(key: string, entry: Entry<V>): void {
-    this.#entries.delete(key);
+  #remove(entry: Entry<V>): void {
+    this.#entries.delete(entry.key);
+    this.#order.remove(entry.link);
     this.#bytes -= entry.bytes;
   }
 }
