@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -156,14 +156,21 @@ export interface MeasuredProcess {
 export async function startFloor(
   daguUrl: string,
   apiBase: string,
-  options: { nodeArgs?: string[]; server?: 'node:http' | 'fastify'; env?: Record<string, string> } = {},
+  options: {
+    nodeArgs?: string[];
+    server?: 'node:http' | 'fastify';
+    env?: Record<string, string>;
+    /** A file for the process's output (V8's traces), else this process's own output. */
+    log?: string;
+  } = {},
 ) {
   const port = await freePort();
+  const output = options.log === undefined ? 'inherit' : openSync(options.log, 'a');
   const child = spawn(
     benchNode() ?? process.execPath,
     [...(options.nodeArgs ?? []), join(ROOT, 'bench', 'floor-proxy.mjs')],
     {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      stdio: ['ignore', output, output, 'ipc'],
       env: {
         ...process.env,
         FLOOR_PORT: String(port),

@@ -22,10 +22,14 @@
 //   PROFILE_B_MAIN       another build's dist/main.js (e.g. a worktree of the commit before): a second
 //                        gateway, `gateway-b`, measured in the same rounds (an A/B of two builds)
 //   PROFILE_B_NODE_ARGS  node flags for gateway-b in place of PROFILE_NODE_ARGS (an A/B of two settings)
+//   PROFILE_B_ENV        `NAME=value …` for gateway-b only, over the gateway's settings (what one setting
+//                        or feature costs: e.g. LOG_LEVEL=error)
 //   PROFILE_KEEP         a folder to keep the .cpuprofile and .heapprofile files in (for Chrome DevTools)
 //   PROFILE_ALLOC_CALLS  calls of the allocation cell (default 300; 0: none)
 //   PROFILE_SURVIVORS    1: the allocation cell keeps only what survived a scavenge (what the young
 //                        generation copies and promotes, the GC threads' work), not every allocation
+//   PROFILE_GC           1: every process runs with V8's `--trace-gc-nvp`, and the bytes its scavenges
+//                        promoted during its measured calls are printed per call (bench/gc-trace.ts)
 // The warm-up is profiled too, so the figures are taken from the samples of the measured rounds only.
 // Allocation per call comes from a cell of its own, after the last round: bench/heap-sampler.mjs (loaded
 // with --import) runs V8's sampling heap profiler at an interval of 1 byte over exactly those calls, so
@@ -40,6 +44,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startDagu } from '../test/support/dagu.ts';
+import { addGcTotals, type GcTotals, gcLine, gcTotals } from './gc-trace.ts';
 import { heavySeedOptions, seedHeavy } from './heavy-seed.ts';
 import {
   gatewayCall,
@@ -53,6 +58,7 @@ import {
   writeApiKeyFile,
 } from './load.ts';
 import {
+  type GatewayProcess,
   loadAverage,
   median,
   ROOT,
@@ -86,15 +92,24 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const GATEWAY_NODE_ARGS = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const ALLOC_CALLS = Number(process.env.PROFILE_ALLOC_CALLS ?? 300);
 const SURVIVORS = process.env.PROFILE_SURVIVORS === '1';
+const GC = process.env.PROFILE_GC === '1';
 // A second gateway beside the first, to compare two builds or two sets of V8 flags in one interleaved run.
 const B_MAIN = process.env.PROFILE_B_MAIN || undefined;
 const B_NODE_ARGS = process.env.PROFILE_B_NODE_ARGS?.split(' ').filter(Boolean);
-const WITH_B = B_MAIN !== undefined || B_NODE_ARGS !== undefined;
+const B_ENV: Record<string, string> = Object.fromEntries(
+  (process.env.PROFILE_B_ENV ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+);
+const WITH_B = B_MAIN !== undefined || B_NODE_ARGS !== undefined || Object.keys(B_ENV).length > 0;
 const PROFILED = ['gateway', ...(WITH_B ? (['gateway-b'] as const) : []), 'floor', 'floor-fastify'] as const;
 type Profiled = (typeof PROFILED)[number];
 interface ProfiledPath {
   process: MeasuredProcess;
   http: HttpPath;
+  /** The process's output so far, where PROFILE_GC's traces go. */
+  output(): string;
 }
 
 interface Measured {
@@ -105,6 +120,7 @@ interface Measured {
   windows: Window[];
   syscalls?: string;
   allocations?: AllocationTotals;
+  gc?: GcTotals;
 }
 
 /**
@@ -130,6 +146,7 @@ async function measureAll(
         seconds: 0,
         p50s: [] as number[],
         failures: 0,
+        gc: { scavenges: 0, markCompacts: 0, promotedBytes: 0 } as GcTotals,
       },
     ]),
   );
@@ -140,7 +157,9 @@ async function measureAll(
       // V8 stamps samples with CLOCK_MONOTONIC microseconds, the clock of process.hrtime here.
       const fromMicros = Number(process.hrtime.bigint() / 1000n);
       const threadsBefore = threadCpuSecondsOf(served.pid);
+      const outputBefore = GC ? paths[name].output().length : 0;
       const result = await measureHttp(http, perRound, CONCURRENCY);
+      if (GC) cell.gc = addGcTotals(cell.gc, gcTotals(paths[name].output().slice(outputBefore)));
       for (const [thread, seconds] of threadCpuSecondsOf(served.pid)) {
         const used = seconds - (threadsBefore.get(thread) ?? 0);
         cell.cpu.set(thread, (cell.cpu.get(thread) ?? 0) + used);
@@ -168,13 +187,15 @@ async function measureAll(
       `${name}: ${(calls / cell.seconds).toFixed(0)} calls/s, p50 ${median(cell.p50s).toFixed(2)} ms (median of rounds), ` +
       `${cell.failures} failed; ` +
       `CPU ${all.toFixed(0)} µs/call (/proc${SAMPLING || STRACE ? ", the profiler's or strace's own cost included" : ''}): ` +
-      threads.map(([thread, micros]) => `${thread} ${micros.toFixed(0)}`).join(', ');
+      threads.map(([thread, micros]) => `${thread} ${micros.toFixed(0)}`).join(', ') +
+      (GC ? `; ${gcLine(cell.gc, calls)}` : '');
     measured.set(name, {
       line,
       cpuMicros: all,
       windows: cell.windows,
       ...(syscalls === undefined ? {} : { syscalls }),
       ...(allocations === undefined ? {} : { allocations }),
+      ...(GC ? { gc: cell.gc } : {}),
     });
   }
   return measured;
@@ -267,6 +288,7 @@ async function main() {
       }
     };
     const profileArgs = (name: string) => [
+      ...(GC ? ['--trace-gc-nvp'] : []),
       ...(SAMPLING
         ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`]
         : []),
@@ -304,38 +326,52 @@ async function main() {
     });
     stops.unshift(() => gateway.stop());
     const gatewayB = WITH_B
-      ? await startGatewayProcess(gatewayEnv, {
-          nodeArgs: [...profileArgs('gateway-b'), ...(B_NODE_ARGS ?? GATEWAY_NODE_ARGS)],
-          ...(B_MAIN === undefined ? {} : { main: B_MAIN }),
-        })
+      ? await startGatewayProcess(
+          { ...gatewayEnv, ...B_ENV },
+          {
+            nodeArgs: [...profileArgs('gateway-b'), ...(B_NODE_ARGS ?? GATEWAY_NODE_ARGS)],
+            ...(B_MAIN === undefined ? {} : { main: B_MAIN }),
+          },
+        )
       : undefined;
     if (gatewayB !== undefined) stops.unshift(() => gatewayB.stop());
-    const floor = await startFloor(dagu.url, dagu.apiBase, { nodeArgs: profileArgs('floor'), env: heapEnv });
+    const floorLog = (name: string) => join(profileDir, `${name}.log`);
+    const floor = await startFloor(dagu.url, dagu.apiBase, {
+      nodeArgs: profileArgs('floor'),
+      env: heapEnv,
+      log: floorLog('floor'),
+    });
     stops.unshift(() => floor.stop());
     const floorFastify = await startFloor(dagu.url, dagu.apiBase, {
       nodeArgs: profileArgs('floor-fastify'),
       server: 'fastify',
       env: heapEnv,
+      log: floorLog('floor-fastify'),
     });
     stops.unshift(() => floorFastify.stop());
-    const floorPath = (origin: string): HttpPath => ({
-      origin,
-      requests: (slot, id) => [request(slot, id, { 'content-type': 'application/json' })],
-      ok: succeededRead,
+    const floorPath = (name: 'floor' | 'floor-fastify', served: MeasuredProcess & { url: string }) => ({
+      process: served,
+      http: {
+        origin: served.url,
+        requests: (slot: number, id: string) => [request(slot, id, { 'content-type': 'application/json' })],
+        ok: succeededRead,
+      },
+      output: () => readFileSync(floorLog(name), 'utf8'),
     });
-    const gatewayPath = (served: MeasuredProcess & { url: string }): ProfiledPath => ({
+    const gatewayPath = (served: GatewayProcess): ProfiledPath => ({
       process: served,
       http: {
         origin: served.url,
         requests: (slot, id) => [request(slot, id, call.headers, call.meta)],
         ok: succeededRead,
       },
+      output: served.logText,
     });
     const paths = {
       gateway: gatewayPath(gateway),
       ...(gatewayB === undefined ? {} : { 'gateway-b': gatewayPath(gatewayB) }),
-      floor: { process: floor, http: floorPath(floor.url) },
-      'floor-fastify': { process: floorFastify, http: floorPath(floorFastify.url) },
+      floor: floorPath('floor', floor),
+      'floor-fastify': floorPath('floor-fastify', floorFastify),
     } as Record<Profiled, ProfiledPath>;
     // One after the other: a profile is attribution, not a ratio, and each process has the cores alone.
     const measured = await measureAll(paths, heapDir);
