@@ -45,11 +45,18 @@ type Settled = { status: number; text: string };
 /** Listener options of every GET: one object, not one per request. */
 const ONCE = Object.freeze({ once: true });
 
+/** What a settled GET no longer calls. */
+const SETTLED = () => {};
+
 /**
  * One GET in flight: undici's handler and the request's own state in one object, its callbacks on the
  * prototype (an object literal of five closures and the closures they share cost seven objects per
  * request). Aborted after its timeout (one timer, cleared at the end) or when the caller's signal
  * aborts; settles once, with the answer or a TransportFailure.
+ *
+ * Settled, it lets go of everything of the call: undici still holds a finished request's handler for a
+ * while, and one that kept the promise's `resolve` (and through the promise the answer), its chunks
+ * and the caller's signal kept every answer alive through scavenges (bench/RESULTS.md, eighth round).
  */
 class GetInFlight {
   private abortRequest: ((reason: Error) => void) | undefined = undefined;
@@ -61,13 +68,13 @@ class GetInFlight {
   private settled = false;
   private readonly timer: NodeJS.Timeout;
   /** The listener on the caller's signal, when there is one. */
-  private readonly onCallerAbort: (() => void) | undefined;
+  private onCallerAbort: (() => void) | undefined;
 
   constructor(
     timeoutMs: number,
-    private readonly signal: CallSignal | undefined,
-    private readonly resolve: (answer: Settled) => void,
-    private readonly reject: (failure: TransportFailure) => void,
+    private signal: CallSignal | undefined,
+    private resolve: (answer: Settled) => void,
+    private reject: (failure: TransportFailure) => void,
   ) {
     this.timer = setTimeout(
       () => this.stop('timeout', timeoutReason('Dagu did not answer in time.')),
@@ -91,8 +98,15 @@ class GetInFlight {
     this.settled = true;
     clearTimeout(this.timer);
     if (this.onCallerAbort !== undefined) this.signal?.removeEventListener('abort', this.onCallerAbort);
-    if (failure !== undefined) this.reject(failure);
-    else this.resolve({ status: this.status!, text: text! });
+    const { resolve, reject, status } = this;
+    this.resolve = SETTLED;
+    this.reject = SETTLED;
+    this.signal = undefined;
+    this.onCallerAbort = undefined;
+    this.abortRequest = undefined;
+    this.chunks.length = 0;
+    if (failure !== undefined) reject(failure);
+    else resolve({ status: status!, text: text! });
   }
 
   onConnect(abort: (reason: Error) => void): void {
@@ -108,8 +122,9 @@ class GetInFlight {
   onData(chunk: Buffer): boolean {
     this.size += chunk.byteLength;
     if (this.size > MAX_BODY_BYTES) {
+      const abort = this.abortRequest;
       this.settle(new TransportFailure('too_large', this.status, undefined, undefined));
-      this.abortRequest?.(new Error('the body is too large'));
+      abort?.(new Error('the body is too large'));
       return false;
     }
     this.chunks.push(chunk);

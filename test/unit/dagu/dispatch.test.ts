@@ -93,6 +93,32 @@ describe('dispatchGet', () => {
     const { outcome, error } = failureOf(cut, undefined);
     assert.deepEqual([outcome, error.kind, error.upstreamStatus], ['bad_body', 'bad_body', 200]);
   });
+
+  test('a settled GET keeps nothing of its call: no chunk, no signal, no resolve of its promise', async () => {
+    // undici may hold a finished request's handler a while; what the handler holds then stays alive.
+    const handlers: object[] = [];
+    const spy = {
+      dispatch: (options: Parameters<Pool['dispatch']>[0], handler: Parameters<Pool['dispatch']>[1]) => {
+        handlers.push(handler);
+        return pool.dispatch(options, handler);
+      },
+    } as unknown as Pool;
+    const signal = new AbortController().signal;
+    const headers = { accept: 'application/json' };
+    assert.equal((await dispatchGet(spy, '/chunks', headers, 5000, signal)).text, '{"lines":["x"]}');
+    await failure(dispatchGet(spy, '/cut', headers, 5000, signal));
+    assert.equal(handlers.length, 2);
+    const functions = new Set<unknown>();
+    for (const handler of handlers) {
+      for (const [field, value] of Object.entries(handler)) {
+        assert.ok(!Buffer.isBuffer(value) && value !== signal, field);
+        if (Array.isArray(value)) assert.equal(value.length, 0, field);
+        if (typeof value === 'function') functions.add(value);
+      }
+    }
+    // One function shared by every settled GET, in place of each promise's resolve and reject.
+    assert.equal(functions.size, 1);
+  });
 });
 
 test('nothing listening: no answer, a network error, Dagu unreachable', async () => {
