@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -181,6 +181,8 @@ export async function startFloor(
       },
     },
   );
+  // The child has its own copy of the file's descriptor.
+  if (typeof output === 'number') closeSync(output);
   await new Promise<void>((ready, failed) => {
     child.once('message', () => ready());
     child.once('exit', (code) => failed(new Error(`the floor proxy exited (${code})`)));

@@ -120,7 +120,6 @@ interface Measured {
   windows: Window[];
   syscalls?: string;
   allocations?: AllocationTotals;
-  gc?: GcTotals;
 }
 
 /**
@@ -195,7 +194,6 @@ async function measureAll(
       windows: cell.windows,
       ...(syscalls === undefined ? {} : { syscalls }),
       ...(allocations === undefined ? {} : { allocations }),
-      ...(GC ? { gc: cell.gc } : {}),
     });
   }
   return measured;
@@ -339,14 +337,14 @@ async function main() {
     const floor = await startFloor(dagu.url, dagu.apiBase, {
       nodeArgs: profileArgs('floor'),
       env: heapEnv,
-      log: floorLog('floor'),
+      ...(GC ? { log: floorLog('floor') } : {}),
     });
     stops.unshift(() => floor.stop());
     const floorFastify = await startFloor(dagu.url, dagu.apiBase, {
       nodeArgs: profileArgs('floor-fastify'),
       server: 'fastify',
       env: heapEnv,
-      log: floorLog('floor-fastify'),
+      ...(GC ? { log: floorLog('floor-fastify') } : {}),
     });
     stops.unshift(() => floorFastify.stop());
     const floorPath = (name: 'floor' | 'floor-fastify', served: MeasuredProcess & { url: string }) => ({
