@@ -10,13 +10,12 @@ export interface ByteLruEvents {
 }
 
 interface Entry<V> {
-  key: string;
   value: V;
   bytes: number;
   /** `performance.now()` after which the entry is gone; Infinity for never. */
   expiresAt: number;
-  /** The entry's place in the order of use. */
-  link: Link<Entry<V>>;
+  /** The entry's key in the order of use. */
+  link: Link<string>;
 }
 
 export class ByteLru<V> {
@@ -25,7 +24,7 @@ export class ByteLru<V> {
    * Least recently used first. A hit moves its link, not its Map entry: a Map deleted from and set
    * again on every hit keeps what it dropped alive (linked-list.ts), here whole log windows.
    */
-  readonly #order = new LinkedList<Entry<V>>();
+  readonly #order = new LinkedList<string>();
   #bytes = 0;
 
   constructor(
@@ -44,7 +43,7 @@ export class ByteLru<V> {
   get(key: string): V | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined || entry.expiresAt <= performance.now()) {
-      if (entry !== undefined) this.#remove(entry);
+      if (entry !== undefined) this.#remove(key, entry);
       return undefined;
     }
     this.#order.moveToEnd(entry.link);
@@ -57,14 +56,14 @@ export class ByteLru<V> {
     // A value larger than a quarter of the budget would push out most of what is kept: not kept.
     if (size > this.maxBytes / 4) return;
     const previous = this.#entries.get(key);
-    if (previous !== undefined) this.#remove(previous);
-    const entry = { key, value, bytes: size, expiresAt: performance.now() + ttlMs } as Entry<V>;
-    entry.link = this.#order.push(entry);
-    this.#entries.set(key, entry);
+    if (previous !== undefined) this.#remove(key, previous);
+    const link = this.#order.push(key);
+    this.#entries.set(key, { value, bytes: size, expiresAt: performance.now() + ttlMs, link });
     this.#bytes += size;
     let evicted = 0;
     while (this.#bytes > this.maxBytes) {
-      this.#remove(this.#order.first!.value!);
+      const oldest = this.#order.first!.value!;
+      this.#remove(oldest, this.#entries.get(oldest)!);
       evicted += 1;
     }
     if (evicted > 0) this.events.evicted?.(evicted);
@@ -76,8 +75,8 @@ export class ByteLru<V> {
     this.#bytes = 0;
   }
 
-  #remove(entry: Entry<V>): void {
-    this.#entries.delete(entry.key);
+  #remove(key: string, entry: Entry<V>): void {
+    this.#entries.delete(key);
     this.#order.remove(entry.link);
     this.#bytes -= entry.bytes;
   }
