@@ -44,7 +44,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 interface Case {
   label: string;
   calls: number;
-  fn: (i: number) => Promise<unknown>;
+  fn: (i: number) => unknown;
 }
 
 /**

@@ -42,7 +42,8 @@ export interface Authenticator {
   readonly authorizationServers: readonly string[];
   /** The scopes enforced on tokens; undefined when none are (API keys, HS256, AUTH_REQUIRE_SCOPES=never). */
   readonly scopes: ScopeSettings | undefined;
-  authenticate(authorization: string | undefined): Promise<AuthOutcome>;
+  /** Synchronous for API keys and anonymous access; a promise only when a JWT is verified. */
+  authenticate(authorization: string | undefined): AuthOutcome | Promise<AuthOutcome>;
   /** Re-reads the API key file (what SIGHUP does). False when it failed and the old keys stay. */
   reloadKeys(): boolean;
   close(): Promise<void>;
@@ -108,6 +109,9 @@ export function parseBearer(header: string | undefined): string | AuthFailure {
   return match ? match[1]! : unauthenticated('malformed_header', MESSAGES.malformed_header);
 }
 
+/** Every anonymous caller's outcome: one object, never changed. */
+const ANONYMOUS_OUTCOME: AuthOutcome = Object.freeze({ ok: true, identity: ANONYMOUS_IDENTITY });
+
 /**
  * No credentials configured: everyone is served as anonymous, which only a loopback bind (or an
  * explicit AUTH_ALLOW_ANONYMOUS=true) allows.
@@ -131,7 +135,7 @@ function anonymousAuthenticator(config: AuthenticatorConfig, log: Log): Authenti
     jwtMode: undefined,
     authorizationServers: [],
     scopes: undefined,
-    authenticate: async () => ({ ok: true, identity: ANONYMOUS_IDENTITY }),
+    authenticate: () => ANONYMOUS_OUTCOME,
     reloadKeys: () => false,
     close: async () => {},
   };
@@ -269,17 +273,20 @@ export async function createAuthenticator(
 
   const scopes = requiredScopes(auth, oauthMode);
 
-  async function authenticate(header: string | undefined): Promise<AuthOutcome> {
+  async function authenticateJwt(verifier: JwtVerifier, token: string): Promise<AuthOutcome> {
+    const result = await verifier.verify(token);
+    if (!result.ok) return unauthenticated(result.reason, result.message);
+    return scoped(
+      groups === undefined ? result.identity : applyGroups(result.identity, groups.current()),
+      scopes,
+    );
+  }
+
+  // Not async: an API key is checked synchronously, and a promise per request would cost a turn.
+  function authenticate(header: string | undefined): AuthOutcome | Promise<AuthOutcome> {
     const token = parseBearer(header);
     if (typeof token !== 'string') return token;
-    if (jwt !== undefined && (keys === undefined || looksLikeJwt(token))) {
-      const result = await jwt.verify(token);
-      if (!result.ok) return unauthenticated(result.reason, result.message);
-      return scoped(
-        groups === undefined ? result.identity : applyGroups(result.identity, groups.current()),
-        scopes,
-      );
-    }
+    if (jwt !== undefined && (keys === undefined || looksLikeJwt(token))) return authenticateJwt(jwt, token);
     const entry = keys?.find(token);
     if (entry === undefined) return unauthenticated('unknown_key', MESSAGES.unknown_key);
     if (!entry.surfaces.includes(surface)) {

@@ -1,4 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  HookHandlerDoneFunction as Done,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import type { Log } from '../core/log.ts';
 import type { MeteredCaller } from '../http/call-metering.ts';
@@ -11,6 +18,7 @@ import {
   type AuthenticatorConfig,
   type AuthenticatorOptions,
   type AuthFailure,
+  type AuthOutcome,
   createAuthenticator,
 } from './authenticate.ts';
 import { type Identity, identityKey } from './identity.ts';
@@ -22,11 +30,11 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** The route hook that authenticates from `Authorization: Bearer` and answers 401/403 itself. */
-    authenticate(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+    authenticate: onRequestHookHandler;
     /** The credentials this gateway accepts (owned by the authentication plugin, closed with the app). */
     authenticator: Authenticator;
     /** The route preHandler that refuses a call its token's scopes do not cover (403 step-up). */
-    checkCallScopes(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+    checkCallScopes: preHandlerHookHandler;
   }
 }
 
@@ -118,30 +126,39 @@ async function authentication(app: FastifyInstance, options: AuthenticationPlugi
 
   app.decorateRequest('identity', null);
   app.decorate('authenticator', authenticator);
-  app.decorate('authenticate', async function authenticate(request: FastifyRequest, reply: FastifyReply) {
-    const outcome = await authenticator.authenticate(request.headers.authorization);
-    if (!outcome.ok) return refuseAuth(request, reply, outcome);
+  /** A refused request is answered here, and the hook chain not continued (`done` is not called). */
+  const settle = (request: FastifyRequest, reply: FastifyReply, outcome: AuthOutcome, done: Done) => {
+    if (!outcome.ok) {
+      refuseAuth(request, reply, outcome);
+      return;
+    }
     request.identity = outcome.identity;
-  });
+    done();
+  };
+
+  // Callback hooks, both: an async one costs a promise and Fastify's continuation per request, and an
+  // API key is checked synchronously (only a JWT's verification answers with a promise).
+  app.decorate('authenticate', function authenticate(request, reply, done) {
+    const outcome = authenticator.authenticate(request.headers.authorization);
+    if (!(outcome instanceof Promise)) return settle(request, reply, outcome, done);
+    outcome.then((settled) => settle(request, reply, settled, done), done);
+  } satisfies onRequestHookHandler);
 
   // Scopes that depend on what is called: a workbook read without the workbook scope steps up.
-  app.decorate(
-    'checkCallScopes',
-    async function checkCallScopes(request: FastifyRequest, reply: FastifyReply) {
-      const identity = request.identity;
-      if (scopes === undefined || identity === null || identity.readsWorkbooks !== false) return;
-      if (!readsWorkbook(request.body)) return;
-      return refuseAuth(request, reply, {
-        ok: false,
-        status: 403,
-        code: 'unauthorized',
-        reason: 'insufficient_scope',
-        message: `The bearer token lacks the scope ${scopes.workbook} the workbook target requires.`,
-        identity,
-        scope: `${scopes.read} ${scopes.workbook}`,
-      });
-    },
-  );
+  app.decorate('checkCallScopes', function checkCallScopes(request, reply, done) {
+    const identity = request.identity;
+    if (scopes === undefined || identity === null || identity.readsWorkbooks !== false) return done();
+    if (!readsWorkbook(request.body)) return done();
+    refuseAuth(request, reply, {
+      ok: false,
+      status: 403,
+      code: 'unauthorized',
+      reason: 'insufficient_scope',
+      message: `The bearer token lacks the scope ${scopes.workbook} the workbook target requires.`,
+      identity,
+      scope: `${scopes.read} ${scopes.workbook}`,
+    });
+  } satisfies preHandlerHookHandler);
 }
 
 /**

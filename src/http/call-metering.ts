@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Log } from '../core/log.ts';
 import type { GatewayMetrics, RateLimitReason } from '../metrics/metrics.ts';
@@ -11,7 +11,7 @@ declare module 'fastify' {
      * The route preHandler that meters `tools/call`, `resources/read` and `completion/complete`: the
      * per-caller rate, the per-caller concurrency cap and the in-flight gauge; answers 429 itself.
      */
-    meterCalls(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+    meterCalls: preHandlerHookHandler;
   }
 }
 
@@ -144,6 +144,7 @@ function concurrencyMessage(calls: number, running: number, max: number): string
 }
 
 type RateVerdict = ReturnType<RateWindows['hit']>;
+const ALLOWED: RateVerdict = { allowed: true };
 /** Counts one call of a caller against its rate: at once in this process, or after Redis answers. */
 type CountRate = (request: FastifyRequest, key: string) => RateVerdict | Promise<RateVerdict>;
 
@@ -185,46 +186,75 @@ async function callMetering(app: FastifyInstance, options: CallMeteringOptions):
   const countRate = shared === undefined ? localRate(app, options) : await sharedRate(app, options, shared);
   const ledger = concurrencyLedger();
 
-  app.decorate('meterCalls', async function meterCalls(request: FastifyRequest, reply: FastifyReply) {
+  /**
+   * Counts every call of a batch against the rate, in order: synchronously while the counts answer at
+   * once (in this process), after each answer when they come from Redis. Stops at the first refusal.
+   */
+  function countCalls(
+    request: FastifyRequest,
+    key: string,
+    calls: number,
+    from = 0,
+  ): RateVerdict | Promise<RateVerdict> {
+    for (let call = from; call < calls; call += 1) {
+      const counted = countRate(request, key);
+      if ('then' in counted) {
+        return counted.then((verdict) =>
+          verdict.allowed ? countCalls(request, key, calls, call + 1) : verdict,
+        );
+      }
+      if (!counted.allowed) return counted;
+    }
+    return ALLOWED;
+  }
+
+  // A callback hook: an async one costs a promise and Fastify's continuation per request, and the rate
+  // is counted synchronously unless Redis counts it.
+  app.decorate('meterCalls', function meterCalls(request, reply, done) {
     const calls = countMeteredCalls(request.body);
     const caller = calls === 0 ? undefined : options.caller(request);
-    if (caller === undefined) return;
+    if (caller === undefined) return done();
     // Every call of a batch takes a concurrency slot, reserved before anything awaits; a batch that
     // cannot run whole is refused before any call runs or spends rate budget.
     const { key } = caller;
     const running = ledger.running(key);
     if (running + calls > options.maxConcurrent) {
       const message = concurrencyMessage(calls, running, options.maxConcurrent);
-      return refuseTooMany(options, request, reply, caller, {
+      refuseTooMany(options, request, reply, caller, {
         reason: 'concurrency',
         retryAfterSeconds: 1,
         message,
       });
+      return;
     }
     ledger.take(key, calls);
     metrics?.inflight(calls);
-    // Every call of a batch counts toward the rate.
-    for (let call = 0; call < calls; call += 1) {
-      const counted = countRate(request, key);
-      // Awaited only when it is a promise (Redis): an await of a plain value still costs a turn.
-      const verdict = 'then' in counted ? await counted : counted;
+    const release = () => {
+      ledger.release(key, calls);
+      metrics?.inflight(-calls);
+    };
+    const admit = (verdict: RateVerdict) => {
       if (!verdict.allowed) {
-        ledger.release(key, calls);
-        metrics?.inflight(-calls);
-        return refuseTooMany(options, request, reply, caller, {
+        release();
+        refuseTooMany(options, request, reply, caller, {
           reason: 'rate',
           retryAfterSeconds: verdict.retryAfterSeconds,
           message: `Rate limit exceeded: at most ${options.ratePerMinute} tool calls per minute per caller.`,
         });
+        return;
       }
-    }
-    // 'close' fires once the response ends or the client goes away, hijacked replies included; once
-    // only, so `on` (once's wrapper is two objects per request).
-    reply.raw.on('close', () => {
-      ledger.release(key, calls);
-      metrics?.inflight(-calls);
+      // 'close' fires once the response ends or the client goes away, hijacked replies included; once
+      // only, so `on` (once's wrapper is two objects per request).
+      reply.raw.on('close', release);
+      done();
+    };
+    const verdict = countCalls(request, key, calls);
+    if (!('then' in verdict)) return admit(verdict);
+    verdict.then(admit, (error: Error) => {
+      release();
+      done(error);
     });
-  });
+  } satisfies preHandlerHookHandler);
 }
 
 /**

@@ -127,24 +127,27 @@ const invalidRequest = (reply: FastifyReply, message: string) =>
  */
 const refuseUnservableBatches =
   (unserved: McpPluginOptions['unserved']): preHandlerHookHandler =>
-  async (request, reply) => {
-    if (!Array.isArray(request.body)) return;
-    const refused = (message: string) => {
-      unserved?.(request, reply, 'batch', { httpStatus: 400 });
-      return invalidRequest(reply, message);
-    };
-    const version = request.headers['mcp-protocol-version'];
-    if (typeof version === 'string' && version >= BATCHES_REMOVED_IN) {
-      return refused(
-        `Invalid Request: protocol revision ${cutToCodePoints(version, 32)} has no JSON-RPC batches (removed in ${BATCHES_REMOVED_IN}); send one request per POST.`,
-      );
-    }
-    if (request.body.length > MAX_BATCH_MESSAGES) {
-      return refused(`Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`);
-    }
-    const verdict = classifyInboundRequest({ httpMethod: 'POST', body: request.body });
-    if (verdict.kind === 'reject') return refused(verdict.message);
+  // A callback hook: an async one costs a promise and Fastify's continuation per request.
+  (request, reply, done) => {
+    const problem = batchProblem(request);
+    if (problem === undefined) return done();
+    unserved?.(request, reply, 'batch', { httpStatus: 400 });
+    invalidRequest(reply, problem);
   };
+
+/** Why a batch cannot be served as a whole; undefined for a single message or a servable batch. */
+function batchProblem(request: FastifyRequest): string | undefined {
+  if (!Array.isArray(request.body)) return undefined;
+  const version = request.headers['mcp-protocol-version'];
+  if (typeof version === 'string' && version >= BATCHES_REMOVED_IN) {
+    return `Invalid Request: protocol revision ${cutToCodePoints(version, 32)} has no JSON-RPC batches (removed in ${BATCHES_REMOVED_IN}); send one request per POST.`;
+  }
+  if (request.body.length > MAX_BATCH_MESSAGES) {
+    return `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`;
+  }
+  const verdict = classifyInboundRequest({ httpMethod: 'POST', body: request.body });
+  return verdict.kind === 'reject' ? verdict.message : undefined;
+}
 
 const TOO_DEEP = `Invalid request: nested deeper than ${MAX_BODY_DEPTH} levels.`;
 /** The answer to one message of a batch that nests too deep: the rest of the batch is still served. */

@@ -56,6 +56,35 @@ describe('authenticator', () => {
     }
   });
 
+  it('answers an API key, a missing credential and anonymous access synchronously; only a JWT with a promise', async () => {
+    const keysFile = writeTemp(tempDir(), 'keys.yaml', KEYS_YAML);
+    const authenticator = await createAuthenticator(
+      { host: '127.0.0.1', auth: { ...noAuth, apiKeysFile: keysFile, jwtSecret: SECRET } },
+      undefined,
+      { keys: { watch: false, signals: false } },
+    );
+    const anonymous = await createAuthenticator({ host: '127.0.0.1', auth: noAuth });
+    try {
+      // The MCP route's hook continues in the same turn when no promise comes back (authentication.ts).
+      const key = authenticator.authenticate(`Bearer ${VIEWER_KEY}`);
+      assert.ok(!(key instanceof Promise) && key.ok && key.identity.kind === 'api_key');
+      const unknown = authenticator.authenticate('Bearer dmg_unknown_0123456789abcdefghijklmnop');
+      assert.ok(!(unknown instanceof Promise) && !unknown.ok && unknown.reason === 'unknown_key');
+      const missing = authenticator.authenticate(undefined);
+      assert.ok(!(missing instanceof Promise) && !missing.ok && missing.reason === 'missing_credentials');
+      const open = anonymous.authenticate(undefined);
+      assert.ok(!(open instanceof Promise) && open.ok && open.identity.kind === 'anonymous');
+      const token = signJwt({ sub: 'u', exp: nowSeconds() + 60 }, { alg: 'HS256', key: SECRET });
+      const viaJwt = authenticator.authenticate(`Bearer ${token}`);
+      assert.ok(viaJwt instanceof Promise);
+      const verified = await viaJwt;
+      assert.equal(verified.ok && verified.identity.kind, 'jwt');
+    } finally {
+      await authenticator.close();
+      await anonymous.close();
+    }
+  });
+
   it("with AUTH_JWT_ISSUER alone, reads the JWKS URL from the issuer's discovery document and names the issuer as its authorization server", async () => {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const server = createServer((request, response) => {
