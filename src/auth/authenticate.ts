@@ -228,6 +228,51 @@ function requiredScopes(auth: AuthenticatorConfig['auth'], oauthMode: boolean): 
     : undefined;
 }
 
+/** What one presented credential is checked against. */
+interface CredentialSources {
+  keys: ApiKeyStore | undefined;
+  jwt: JwtVerifier | undefined;
+  groups: ReturnType<typeof watchGroups> | undefined;
+  scopes: ScopeSettings | undefined;
+  surface: 'mcp';
+}
+
+/**
+ * The check of an `Authorization` header: a JWT-shaped token goes to the verifier (when there is one),
+ * anything else to the key file. Not async: an API key is checked synchronously, and a promise per
+ * request would cost a turn; only a JWT's verification answers with a promise.
+ */
+function credentialCheck(sources: CredentialSources): Authenticator['authenticate'] {
+  const { keys, jwt, groups, scopes, surface } = sources;
+  async function authenticateJwt(verifier: JwtVerifier, token: string): Promise<AuthOutcome> {
+    const result = await verifier.verify(token);
+    if (!result.ok) return unauthenticated(result.reason, result.message);
+    return scoped(
+      groups === undefined ? result.identity : applyGroups(result.identity, groups.current()),
+      scopes,
+    );
+  }
+
+  return (header) => {
+    const token = parseBearer(header);
+    if (typeof token !== 'string') return token;
+    if (jwt !== undefined && (keys === undefined || looksLikeJwt(token))) return authenticateJwt(jwt, token);
+    const entry = keys?.find(token);
+    if (entry === undefined) return unauthenticated('unknown_key', MESSAGES.unknown_key);
+    if (!entry.surfaces.includes(surface)) {
+      return {
+        ok: false,
+        status: 403,
+        code: 'invalid_api_key_surface',
+        reason: 'surface_denied',
+        message: MESSAGES.surface_denied,
+        identity: entry.identity,
+      };
+    }
+    return { ok: true, identity: entry.identity };
+  };
+}
+
 /**
  * Builds the authenticator from the auth configuration. Throws AuthConfigError (or the key file's and
  * JWT's own errors) for a configuration the gateway must not start with, e.g. no credentials on a
@@ -273,34 +318,7 @@ export async function createAuthenticator(
 
   const scopes = requiredScopes(auth, oauthMode);
 
-  async function authenticateJwt(verifier: JwtVerifier, token: string): Promise<AuthOutcome> {
-    const result = await verifier.verify(token);
-    if (!result.ok) return unauthenticated(result.reason, result.message);
-    return scoped(
-      groups === undefined ? result.identity : applyGroups(result.identity, groups.current()),
-      scopes,
-    );
-  }
-
-  // Not async: an API key is checked synchronously, and a promise per request would cost a turn.
-  function authenticate(header: string | undefined): AuthOutcome | Promise<AuthOutcome> {
-    const token = parseBearer(header);
-    if (typeof token !== 'string') return token;
-    if (jwt !== undefined && (keys === undefined || looksLikeJwt(token))) return authenticateJwt(jwt, token);
-    const entry = keys?.find(token);
-    if (entry === undefined) return unauthenticated('unknown_key', MESSAGES.unknown_key);
-    if (!entry.surfaces.includes(surface)) {
-      return {
-        ok: false,
-        status: 403,
-        code: 'invalid_api_key_surface',
-        reason: 'surface_denied',
-        message: MESSAGES.surface_denied,
-        identity: entry.identity,
-      };
-    }
-    return { ok: true, identity: entry.identity };
-  }
+  const authenticate = credentialCheck({ keys, jwt, groups, scopes, surface });
 
   return {
     anonymous: false,

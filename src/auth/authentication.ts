@@ -141,7 +141,8 @@ async function authentication(app: FastifyInstance, options: AuthenticationPlugi
   app.decorate('authenticate', function authenticate(request, reply, done) {
     const outcome = authenticator.authenticate(request.headers.authorization);
     if (!(outcome instanceof Promise)) return settle(request, reply, outcome, done);
-    outcome.then((settled) => settle(request, reply, settled, done), done);
+    // A throw in settle() goes to Fastify as the sync path's would, never an unhandled rejection.
+    outcome.then((settled) => settle(request, reply, settled, done)).catch(done);
   } satisfies onRequestHookHandler);
 
   // Scopes that depend on what is called: a workbook read without the workbook scope steps up.

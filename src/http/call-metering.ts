@@ -250,10 +250,12 @@ async function callMetering(app: FastifyInstance, options: CallMeteringOptions):
     };
     const verdict = countCalls(request, key, calls);
     if (!('then' in verdict)) return admit(verdict);
-    verdict.then(admit, (error: Error) => {
-      release();
-      done(error);
-    });
+    verdict
+      .then(admit, (error: Error) => {
+        release();
+        done(error);
+      })
+      .catch(done);
   } satisfies preHandlerHookHandler);
 }
 
