@@ -9,6 +9,16 @@ import { createAuthenticator } from '../../../src/auth/authenticate.ts';
 import { KEYS_YAML, noAuth, SECRET, VIEWER_KEY } from '../../support/auth-harness.ts';
 import { nowSeconds, sha256Hex, signJwt, tempDir, writeTemp } from '../../support/auth-helpers.ts';
 
+/** An authenticator of the test key file and an HS256 secret, the file not watched. */
+function keysAndSecret() {
+  const keysFile = writeTemp(tempDir(), 'keys.yaml', KEYS_YAML);
+  return createAuthenticator(
+    { host: '127.0.0.1', auth: { ...noAuth, apiKeysFile: keysFile, jwtSecret: SECRET } },
+    undefined,
+    { keys: { watch: false, signals: false } },
+  );
+}
+
 describe('authenticator', () => {
   it('picks up a changed key file on reloadKeys() (what SIGHUP does) without a restart', async () => {
     const keysFile = writeTemp(tempDir(), 'keys.yaml', KEYS_YAML);
@@ -37,12 +47,7 @@ describe('authenticator', () => {
   });
 
   it('with both keys and JWT configured, routes JWT-shaped tokens to JWT and others to the key file', async () => {
-    const keysFile = writeTemp(tempDir(), 'keys.yaml', KEYS_YAML);
-    const authenticator = await createAuthenticator(
-      { host: '127.0.0.1', auth: { ...noAuth, apiKeysFile: keysFile, jwtSecret: SECRET } },
-      undefined,
-      { keys: { watch: false, signals: false } },
-    );
+    const authenticator = await keysAndSecret();
     try {
       const token = signJwt({ sub: 'u', exp: nowSeconds() + 60 }, { alg: 'HS256', key: SECRET });
       const viaJwt = await authenticator.authenticate(`Bearer ${token}`);
@@ -57,12 +62,7 @@ describe('authenticator', () => {
   });
 
   it('answers an API key, a missing credential and anonymous access synchronously; only a JWT with a promise', async () => {
-    const keysFile = writeTemp(tempDir(), 'keys.yaml', KEYS_YAML);
-    const authenticator = await createAuthenticator(
-      { host: '127.0.0.1', auth: { ...noAuth, apiKeysFile: keysFile, jwtSecret: SECRET } },
-      undefined,
-      { keys: { watch: false, signals: false } },
-    );
+    const authenticator = await keysAndSecret();
     const anonymous = await createAuthenticator({ host: '127.0.0.1', auth: noAuth });
     try {
       // The MCP route's hook continues in the same turn when no promise comes back (authentication.ts).
