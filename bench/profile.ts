@@ -4,8 +4,10 @@
 // (`--cpu-prof`), driven with PROFILE_CALLS plain-HTTP tools/calls of one read after PROFILE_WARMUP
 // calls, and stopped; the floor proxy (bench/floor-proxy.mjs) the same way, on node:http and in a
 // bare Fastify app (FLOOR_SERVER=fastify). After every warm-up, the measured calls are served in
-// PROFILE_ROUNDS rounds, the processes taking turns, so the machine's changing load falls on all
-// alike (the ratios are read within one run). Each profile is summed
+// PROFILE_ROUNDS rounds, the processes taking turns (every other round in reverse order), so the
+// machine's changing load falls on all alike (the ratios are read within one run); the ratios are also
+// printed round by round, paired, with the count of rounds in which one process cost less than the
+// other (what separates a change from the noise between runs). Each profile is summed
 // by self and inclusive time per area (a package, a file of src/, Node's internals, garbage collection)
 // and per function; the areas are printed side by side, the gateway's functions after them.
 //   PROFILE_READ         run2 (default) | run150 | dags | runs | step_log
@@ -116,10 +118,27 @@ interface Measured {
   line: string;
   /** CPU µs per call of all the process's threads (/proc). */
   cpuMicros: number;
+  /** The same, round by round (paired with the other processes' rounds). */
+  roundMicros: number[];
   /** The spans of the measured calls, on the profile's clock (one per round). */
   windows: Window[];
   syscalls?: string;
   allocations?: AllocationTotals;
+}
+
+/**
+ * CPU per call of `of` over `to`, round by round (each round's calls of the two ran minutes apart at
+ * most, in turns): the median and range of the ratios, and in how many rounds `of` cost less. A change
+ * smaller than the spread between runs shows here as a count (8 of 8 rounds), where a single ratio
+ * does not.
+ */
+function pairedRounds(of: number[], to: number[]): string {
+  const ratios = of.map((micros, round) => micros / to[round]!).sort((a, b) => a - b);
+  const below = ratios.filter((ratio) => ratio < 1).length;
+  return (
+    `median ${median(ratios).toFixed(3)}× (${ratios[0]!.toFixed(3)}–${ratios.at(-1)!.toFixed(3)}), ` +
+    `less in ${below} of ${ratios.length}`
+  );
 }
 
 /**
@@ -144,13 +163,15 @@ async function measureAll(
         cpu: new Map<string, number>(),
         seconds: 0,
         p50s: [] as number[],
+        roundMicros: [] as number[],
         failures: 0,
         gc: { scavenges: 0, markCompacts: 0, promotedBytes: 0 } as GcTotals,
       },
     ]),
   );
   for (let round = 0; round < ROUNDS; round++) {
-    for (const name of PROFILED) {
+    // Every other round in the reverse order: no process always runs right after the same one.
+    for (const name of round % 2 === 0 ? PROFILED : [...PROFILED].reverse()) {
       const { process: served, http } = paths[name];
       const cell = cells.get(name)!;
       // V8 stamps samples with CLOCK_MONOTONIC microseconds, the clock of process.hrtime here.
@@ -159,10 +180,13 @@ async function measureAll(
       const outputBefore = GC ? paths[name].output().length : 0;
       const result = await measureHttp(http, perRound, CONCURRENCY);
       if (GC) cell.gc = addGcTotals(cell.gc, gcTotals(paths[name].output().slice(outputBefore)));
+      let roundSeconds = 0;
       for (const [thread, seconds] of threadCpuSecondsOf(served.pid)) {
         const used = seconds - (threadsBefore.get(thread) ?? 0);
         cell.cpu.set(thread, (cell.cpu.get(thread) ?? 0) + used);
+        roundSeconds += used;
       }
+      cell.roundMicros.push((roundSeconds * 1e6) / perRound);
       cell.windows.push([fromMicros, Number(process.hrtime.bigint() / 1000n)]);
       cell.seconds += perRound / result.callsPerSecond;
       cell.p50s.push(result.p50Ms);
@@ -191,6 +215,7 @@ async function measureAll(
     measured.set(name, {
       line,
       cpuMicros: all,
+      roundMicros: cell.roundMicros,
       windows: cell.windows,
       ...(syscalls === undefined ? {} : { syscalls }),
       ...(allocations === undefined ? {} : { allocations }),
@@ -384,6 +409,11 @@ async function main() {
     );
     if (WITH_B) ratios.push(`gateway-b ÷ gateway ${(cpuOf('gateway-b') / cpuOf('gateway')).toFixed(3)}×`);
     console.log(`  CPU per call: ${ratios.join(', ')}`);
+    const rounds = (of: Profiled, to: Profiled) =>
+      `${of} ÷ ${to} ${pairedRounds(measured.get(of)!.roundMicros, measured.get(to)!.roundMicros)}`;
+    console.log(
+      `  round by round (${ROUNDS}): ${[rounds('gateway', 'floor'), ...(WITH_B ? [rounds('gateway-b', 'gateway')] : [])].join('; ')}`,
+    );
     if (STRACE) {
       console.log('\nsystem calls per call (strace -c -f):');
       for (const name of PROFILED) console.log(`  ${name}: ${measured.get(name)!.syscalls}`);
