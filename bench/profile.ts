@@ -127,10 +127,9 @@ interface Measured {
 }
 
 /**
- * CPU per call of `of` over `to`, round by round (each round's calls of the two ran minutes apart at
- * most, in turns): the median and range of the ratios, and in how many rounds `of` cost less. A change
- * smaller than the spread between runs shows here as a count (8 of 8 rounds), where a single ratio
- * does not.
+ * CPU per call of `of` over `to`, round by round (in a round the two serve their calls one after the
+ * other): the median and range of the ratios, and in how many rounds `of` cost less. A change smaller
+ * than the spread between runs shows here as a count (8 of 8 rounds), where a single ratio does not.
  */
 function pairedRounds(of: number[], to: number[]): string {
   const ratios = of.map((micros, round) => micros / to[round]!).sort((a, b) => a - b);
