@@ -318,17 +318,26 @@ describe('the installed package', () => {
     );
     const prefix = join(folder, 'prefix');
     mkdirSync(join(prefix, 'lib'), { recursive: true });
+    // npm looks for its global config under the prefix: with --prefix it would miss the machine's own
+    // (where a CA file or proxy is set) and, without NODE_EXTRA_CA_CERTS in the environment, fail every
+    // fetch and retry for minutes. `npm install -g` with the default prefix reads that file.
+    const globalConfig = spawnSync('npm', ['config', 'get', 'globalconfig'], {
+      env: userEnv,
+      encoding: 'utf8',
+    });
+    assert.equal(globalConfig.status, 0, globalConfig.stderr);
     // A fresh resolution from the package's own ranges (no lockfile reaches users), as `npm install -g`.
     const installed = await run(
       'npm',
-      // --prefer-offline: the packuments npm ci cached today answer the ranges; a CI whose environment
-      // lacks the network's CA settings would otherwise retry every one of them for minutes.
+      // --prefer-offline: packuments already in npm's cache (an earlier run's) answer without a request.
       [
         'install',
         '--global',
         '--prefix',
         prefix,
         tarball,
+        '--globalconfig',
+        globalConfig.stdout.trim(),
         '--engine-strict',
         '--prefer-offline',
         '--no-audit',
