@@ -284,6 +284,7 @@ async function registerPlugins(
     },
     logLevel: mcpRouteLogLevel(app.log.level),
     traceContext: config.tracing !== undefined,
+    auditWritten: audit.written,
     caller: (request) => callerOf(request.identity!),
   });
 }

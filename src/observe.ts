@@ -75,6 +75,6 @@ function observer(metrics: GatewayMetrics, audit: AuditLog, log: Log): (record: 
     entry.durationMs = Math.round(record.durationSeconds * 1000);
     if (facts.upstreamStatus !== undefined) entry.upstreamStatus = facts.upstreamStatus;
     if (record.traceId) entry.traceId = record.traceId;
-    audit.record(entry);
+    audit.record(entry, request?.auditInTurn === true ? 'turn' : 'now');
   };
 }

@@ -115,8 +115,15 @@ type CamelToSnake<Key extends string> = Key extends `${infer Head}${infer Tail}`
   : Key;
 
 export interface AuditLog {
-  /** Writes one line. Never throws: a failure is counted, logged and reported by healthy()/lastError. */
-  record(entry: AuditEntry): void;
+  /**
+   * Writes one line. Never throws: a failure is counted, logged and reported by healthy()/lastError.
+   * `now` (the default) writes it before returning; `turn` queues it with the other lines queued in
+   * this event-loop turn, all written by one write at the turn's end: the caller answers only after
+   * `written()`, so no answer leaves before its line is with the OS.
+   */
+  record(entry: AuditEntry, when?: 'now' | 'turn'): void;
+  /** Settles once the lines queued (`turn`) are written or their write failed; undefined when none are queued. */
+  written(): Promise<void> | undefined;
   /** Reopens the file (what SIGHUP does after logrotate moved it). No-op for stdout and stderr. */
   reopen(): void;
   /** False after a failed write (until one succeeds) or a failed reopen (until one succeeds): for /readyz. */
@@ -143,9 +150,9 @@ const errorText = (error: unknown) =>
   (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 
 /**
- * The audit file, opened for append (created 0640) and written synchronously, one write per line:
- * when a write returns, the line is with the OS and a failure is already known. Throws at start-up
- * when the file cannot be opened.
+ * The audit file, opened for append (created 0640) and written synchronously, one write per record
+ * or per turn's queued records: when a write returns, the lines are with the OS and a failure is
+ * already known. Throws at start-up when the file cannot be opened.
  */
 function auditFile(target: string, log: Log) {
   const open = () => openSync(target, 'a', 0o640);
@@ -216,39 +223,75 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
   let writeError: string | undefined;
   let failures = 0;
 
-  function writeFailed(error: unknown, action: string): void {
-    failures += 1;
+  function writeFailed(error: unknown, action: string, records = 1): void {
+    failures += records;
     writeError = `${action} failed: ${errorText(error)}`;
-    options.metrics?.auditWriteFailure();
-    log.error({ target, error: writeError, failures }, 'audit record not written');
+    for (let i = 0; i < records; i += 1) options.metrics?.auditWriteFailure();
+    log.error({ target, error: writeError, failures, records }, 'audit record not written');
   }
 
-  function write(line: string): void {
+  /** Writes `lines` (`count` records) at once; a failure counts each of them. */
+  function write(lines: string, count: number): void {
     if (stream !== undefined) {
-      stream.write(line, (error) => {
-        if (error) writeFailed(error, 'write');
+      stream.write(lines, (error) => {
+        if (error) writeFailed(error, 'write', count);
         else writeError = undefined;
       });
       return;
     }
     try {
-      file?.write(line, writeError !== undefined);
+      file?.write(lines, writeError !== undefined);
       writeError = undefined;
     } catch (error) {
-      writeFailed(error, 'write');
+      writeFailed(error, 'write', count);
     }
+  }
+
+  // The lines of this turn (`record(entry, 'turn')`), written together when it ends: a write costs
+  // the gateway about as much as formatting every line of a turn, and concurrent calls end in the
+  // same turn (bench/RESULTS.md, twelfth round).
+  let queued = '';
+  let queuedCount = 0;
+  let flushed: Promise<void> | undefined;
+  let settleFlushed: (() => void) | undefined;
+
+  function flushQueued(): void {
+    if (settleFlushed === undefined) return;
+    const settle = settleFlushed;
+    const lines = queued;
+    const count = queuedCount;
+    queued = '';
+    queuedCount = 0;
+    flushed = undefined;
+    settleFlushed = undefined;
+    write(lines, count);
+    settle();
+  }
+
+  function enqueue(line: string): void {
+    queued += line;
+    queuedCount += 1;
+    if (settleFlushed !== undefined) return;
+    flushed = new Promise<void>((resolve) => {
+      settleFlushed = resolve;
+    });
+    setImmediate(flushQueued);
   }
 
   // A failed stdout write reaches its callback (counted there) and is also emitted: keep it from crashing us.
   const onStreamError = () => {};
   stream?.on('error', onStreamError);
-  const onSignal = () => file?.reopen();
-  if (file !== undefined && (options.signals ?? true)) process.on('SIGHUP', onSignal);
+  // Queued lines belong to the file they were queued for (the one logrotate moves away).
+  const reopen = () => {
+    flushQueued();
+    file?.reopen();
+  };
+  if (file !== undefined && (options.signals ?? true)) process.on('SIGHUP', reopen);
 
   const lastError = () => writeError ?? file?.reopenError;
 
   return {
-    record(entry) {
+    record(entry, when = 'now') {
       let line: string;
       try {
         line = formatAuditLine(entry, now);
@@ -256,9 +299,13 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
         writeFailed(error, 'format');
         return;
       }
-      write(line);
+      if (when === 'turn') return enqueue(line);
+      // The lines queued before this one go first: the file keeps the order of the records.
+      flushQueued();
+      write(line, 1);
     },
-    reopen: () => file?.reopen(),
+    written: () => flushed,
+    reopen,
     healthy: () => lastError() === undefined,
     get lastError() {
       return lastError();
@@ -274,7 +321,8 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
       },
     },
     close() {
-      process.off('SIGHUP', onSignal);
+      flushQueued();
+      process.off('SIGHUP', reopen);
       stream?.off('error', onStreamError);
       file?.close();
     },

@@ -62,6 +62,12 @@ export interface McpPluginOptions {
   ): void;
   /** Tracing is on: each message's facts carry its JSON-RPC id and the host's trace context. */
   traceContext?: boolean;
+  /**
+   * The audit log's lines of this turn written (undefined: none queued). Given, a lean call's record
+   * is queued to the end of its turn and its answer waits for this: one write for the turn's calls,
+   * and still no answer before its record.
+   */
+  auditWritten?(): Promise<void> | undefined;
 }
 
 /** What is known of an unserved message: its method and tool name as sent (cut short), the HTTP status. */
@@ -165,6 +171,8 @@ interface EndpointParts {
   endpoint: ReturnType<typeof createMcpEndpoint>;
   nodeHandler: ReturnType<typeof toNodeHandler>;
   lean: LeanPath | undefined;
+  /** Lean calls being answered now: a call's audit record is queued only when another is (prepare). */
+  leanInFlight: number;
 }
 
 /**
@@ -205,6 +213,13 @@ function prepare(parts: EndpointParts, request: FastifyRequest, reply: FastifyRe
   };
   if (options.traceContext === true) Object.assign(facts, traceContextOf(message, request.headers));
   const call = lean === undefined ? undefined : matchLeanCall(message, request.headers);
+  if (call !== undefined) {
+    // Queued only beside other calls, whose records can share the write: alone, a record waiting for
+    // the end of its turn cost a turn of the event loop (bench/RESULTS.md, twelfth round). The SDK
+    // writes its answers itself: only a lean answer can wait for its record.
+    if (options.auditWritten !== undefined && parts.leanInFlight > 0) facts.auditInTurn = true;
+    parts.leanInFlight += 1;
+  }
   options.served?.(call === undefined ? 'sdk' : 'lean');
   return { tooDeep: false as const, sdkBody: lifted.body, facts, deadline, call };
 }
@@ -223,7 +238,13 @@ async function answerMessage(
   }
   const { call, facts, deadline } = prepared;
   try {
-    if (call !== undefined) return { status: 200, body: await parts.lean!.serve(call, facts) };
+    if (call !== undefined) {
+      const body = await parts.lean!.serve(call, facts);
+      // A lean answer leaves once its audit record is written (see `auditWritten`).
+      const written = parts.options.auditWritten?.();
+      if (written !== undefined) await written;
+      return { status: 200, body };
+    }
     const webRequest = await toWebRequest(request.raw, prepared.sdkBody);
     const response = await requestSideChannel.run(facts, () =>
       parts.endpoint.fetch(webRequest, { parsedBody: prepared.sdkBody }),
@@ -232,6 +253,7 @@ async function answerMessage(
     return text === '' ? { status: response.status } : { status: response.status, body: text };
   } finally {
     deadline.done();
+    if (call !== undefined) parts.leanInFlight -= 1;
   }
 }
 
@@ -271,6 +293,9 @@ async function serveRequest(parts: EndpointParts, request: FastifyRequest, reply
   try {
     if (call !== undefined) {
       const payload = await parts.lean!.serve(call, facts);
+      // Not before its audit record is written (see `auditWritten`); the await only when one is queued.
+      const written = parts.options.auditWritten?.();
+      if (written !== undefined) await written;
       return reply.code(200).header('content-type', 'application/json').send(payload);
     }
     // A hijacked reply sends none of the headers hooks set on it (CORS): hand them to the SDK's response.
@@ -281,6 +306,7 @@ async function serveRequest(parts: EndpointParts, request: FastifyRequest, reply
     await requestSideChannel.run(facts, () => parts.nodeHandler(request.raw, reply.raw, prepared.sdkBody));
   } finally {
     deadline.done();
+    if (call !== undefined) parts.leanInFlight -= 1;
   }
 }
 
@@ -300,7 +326,7 @@ async function mcpEndpoint(app: FastifyInstance, options: McpPluginOptions): Pro
     options.leanPath === false
       ? undefined
       : createLeanPath({ ...options.server, serverInfo: serverInfo(options.server.version) });
-  const parts: EndpointParts = { options, endpoint, nodeHandler, lean };
+  const parts: EndpointParts = { options, endpoint, nodeHandler, lean, leanInFlight: 0 };
   // No pino child per request while the route's level drops its info lines (request-logger.ts).
   const requestLogger = deferredRequestLogger(app, options.logLevel);
 

@@ -25,6 +25,11 @@ export interface McpRequestFacts {
   /** Present when the body is a `tools/call`: its `params.arguments` exactly as parsed from JSON. */
   rawArguments?: { value: unknown };
   signal: CallSignal;
+  /**
+   * The answer waits for the audit log's `written()` (src/http/mcp-route.ts), so the call's record may
+   * be queued with the others of its event-loop turn and written with them at the turn's end.
+   */
+  auditInTurn?: true;
   /** The JSON-RPC request id of the message (tracing only: `jsonrpc.request.id`). */
   rpcId?: string | number;
   /** The host's W3C trace context: from the message's `_meta`, else the HTTP headers (tracing only). */

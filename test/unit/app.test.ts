@@ -117,6 +117,26 @@ describe('an anonymous gateway on loopback', () => {
     assert.doesNotMatch(text, /leaked-secret/);
   });
 
+  test('concurrent tool calls are answered only once their audit records are in the file', async () => {
+    // Two calls in flight at once (Dagu's port refuses after an I/O turn): the second's record is
+    // queued with the turn's others, and its answer waits for their write.
+    const recordsWhenAnswered: number[] = [];
+    const call = (id: number) =>
+      rpc(toolCallBody({ target: 'dags' }, id)).then((answer) => {
+        // Read at once, as the answer arrives.
+        const unavailable = readFileSync(auditPath, 'utf8')
+          .trim()
+          .split('\n')
+          .filter((line) => line.includes('"outcome":"resource_unavailable"'));
+        recordsWhenAnswered.push(unavailable.length);
+        return answer.json().result.structuredContent.code as string;
+      });
+    assert.deepEqual(await Promise.all([call(6), call(7)]), ['resource_unavailable', 'resource_unavailable']);
+    // The earlier test's call left one such record; each answer found its own (the first, maybe both).
+    assert.ok(recordsWhenAnswered[0]! >= 2, `first answer saw ${recordsWhenAnswered[0]} records`);
+    assert.equal(recordsWhenAnswered[1], 3);
+  });
+
   test('the audit log holds the calls and the refused message (read after close)', async () => {
     await gateway.close();
     const records = readFileSync(auditPath, 'utf8')
@@ -128,6 +148,8 @@ describe('an anonymous gateway on loopback', () => {
       ['mcp.tool_call', 'unsupported_read_target'],
       ['mcp.tool_call', 'resource_unavailable'],
       ['mcp.request_denied', 'unknown_method'],
+      ['mcp.tool_call', 'resource_unavailable'],
+      ['mcp.tool_call', 'resource_unavailable'],
     ]);
     assert.equal(records[2]!.method, 'no/such');
   });

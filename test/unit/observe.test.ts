@@ -13,7 +13,13 @@ import { createOperationObserver } from '../../src/observe.ts';
 
 function sinks() {
   const entries: AuditEntry[] = [];
-  const audit = { record: (entry: AuditEntry) => void entries.push(entry) } as unknown as AuditLog;
+  const timings: Array<'now' | 'turn' | undefined> = [];
+  const audit = {
+    record: (entry: AuditEntry, when?: 'now' | 'turn') => {
+      entries.push(entry);
+      timings.push(when);
+    },
+  } as unknown as AuditLog;
   const errors: { fields: Record<string, unknown>; message: string }[] = [];
   const log = {
     debug() {},
@@ -22,7 +28,7 @@ function sinks() {
     error: (fields: Record<string, unknown>, message: string) => void errors.push({ fields, message }),
   };
   const metrics = createMetrics({ defaultMetrics: false });
-  return { entries, errors, metrics, audit, log };
+  return { entries, timings, errors, metrics, audit, log };
 }
 
 const facts = (extra: Partial<McpRequestFacts> = {}): McpRequestFacts => ({
@@ -97,6 +103,20 @@ describe('createOperationObserver', () => {
     assert.deepEqual(await operationCounts(metrics), {
       'mcp_method_name="tools/call",gen_ai_tool_name="dagu_read",dagu_read_target="step_log",mcp_protocol_version="2025-06-18"': 1,
     });
+  });
+
+  it('queues the record to the end of the turn only when the answer waits for it', () => {
+    const { timings, metrics, audit, log } = sinks();
+    const observe = createOperationObserver({ metrics, audit, log });
+    const outcome = {
+      ok: true as const,
+      envelope: { target: 'dags', data: {} } as never,
+      facts: { target: 'dags' },
+    };
+    for (const request of [facts({ auditInTurn: true }), facts(), undefined]) {
+      observe({ method: 'tools/call', tool: 'dagu_read', outcome, durationSeconds: 0.001, request });
+    }
+    assert.deepEqual(timings, ['turn', 'now', 'now']);
   });
 
   it('audits a failed resource read by its URI and error code, never its arguments, and labels the error', async () => {

@@ -230,6 +230,96 @@ describe('audit log file', () => {
     }
   });
 
+  it('writes the lines queued in one turn with one write at its end, before written() settles', async () => {
+    const file = join(tempDir(), 'audit.log');
+    const audit = createAuditLog(file, { signals: false });
+    try {
+      assert.equal(audit.written(), undefined, 'nothing queued');
+      audit.record(entry({ requestId: 'q1' }), 'turn');
+      audit.record(entry({ requestId: 'q2' }), 'turn');
+      const written = audit.written();
+      assert.ok(written instanceof Promise);
+      assert.equal(audit.written(), written, 'one settlement for the turn');
+      assert.equal(readFileSync(file, 'utf8'), '', 'queued, not yet written');
+      let settledAt: Array<Record<string, unknown>> | undefined;
+      await written!.then(() => {
+        settledAt = lines(file);
+      });
+      assert.deepEqual(
+        settledAt?.map((record) => record.request_id),
+        ['q1', 'q2'],
+      );
+      assert.equal(audit.written(), undefined, 'the queue is empty again');
+    } finally {
+      audit.close();
+    }
+  });
+
+  it('keeps the order of the records when one is written at once while others are queued', async () => {
+    const file = join(tempDir(), 'audit.log');
+    const audit = createAuditLog(file, { signals: false });
+    try {
+      audit.record(entry({ requestId: 'queued' }), 'turn');
+      const written = audit.written();
+      audit.record(entry({ requestId: 'now' }));
+      assert.deepEqual(
+        lines(file).map((record) => record.request_id),
+        ['queued', 'now'],
+      );
+      await written;
+      audit.record(entry({ requestId: 'last' }), 'turn');
+    } finally {
+      audit.close();
+    }
+    assert.deepEqual(
+      lines(file).map((record) => record.request_id),
+      ['queued', 'now', 'last'],
+      'close() writes what is queued',
+    );
+  });
+
+  it('writes queued lines to the rotated file before reopening on SIGHUP', () => {
+    const file = join(tempDir(), 'audit.log');
+    const audit = createAuditLog(file);
+    try {
+      audit.record(entry({ requestId: 'queued' }), 'turn');
+      renameSync(file, `${file}.1`);
+      process.emit('SIGHUP', 'SIGHUP');
+      audit.record(entry({ requestId: 'after' }), 'turn');
+    } finally {
+      audit.close();
+    }
+    assert.deepEqual(
+      lines(`${file}.1`).map((record) => record.request_id),
+      ['queued'],
+    );
+    assert.deepEqual(
+      lines(file).map((record) => record.request_id),
+      ['after'],
+    );
+  });
+
+  it('counts every record of a failed queued write', {
+    skip: skipUnlessCI(existsSync('/dev/full') ? false : 'no /dev/full on this system'),
+  }, async () => {
+    let counted = 0;
+    const audit = createAuditLog('/dev/full', {
+      signals: false,
+      metrics: { auditWriteFailure: () => counted++ },
+    });
+    try {
+      audit.record(entry(), 'turn');
+      audit.record(entry(), 'turn');
+      audit.record(entry(), 'turn');
+      await audit.written();
+      assert.equal(counted, 3);
+      assert.equal(audit.failures, 3);
+      assert.equal(audit.healthy(), false);
+    } finally {
+      audit.close();
+    }
+  });
+
   it('writes to stdout when the target is stdout', () => {
     const written: string[] = [];
     const original = process.stdout.write;
