@@ -211,6 +211,56 @@ function auditFile(target: string, log: Log) {
 }
 
 /**
+ * The lines of one event-loop turn (`record(entry, 'turn')`), written together when it ends: with 16
+ * calls at once, a write per record cost the gateway 5-8 % of its CPU per call (bench/RESULTS.md,
+ * twelfth round). `written()` settles after that write; `flush()` writes the queue at once.
+ */
+function turnQueue(write: (lines: string, count: number) => void) {
+  let queued = '';
+  let count = 0;
+  let written: Promise<void> | undefined;
+  let settle: (() => void) | undefined;
+
+  function flush(): void {
+    if (settle === undefined) return;
+    const settleWritten = settle;
+    const lines = queued;
+    const lineCount = count;
+    queued = '';
+    count = 0;
+    written = undefined;
+    settle = undefined;
+    write(lines, lineCount);
+    settleWritten();
+  }
+
+  return {
+    add(line: string): void {
+      queued += line;
+      count += 1;
+      if (settle !== undefined) return;
+      written = new Promise<void>((resolve) => {
+        settle = resolve;
+      });
+      setImmediate(flush);
+    },
+    flush,
+    written: (): Promise<void> | undefined => written,
+  };
+}
+
+/** The /readyz check of an audit log: failing while its last write or reopen failed. */
+function readinessOf(lastError: () => string | undefined): AuditLog['readiness'] {
+  return {
+    name: 'audit_log',
+    check: async () => {
+      const error = lastError();
+      return error === undefined ? { ok: true } : { ok: false, detail: error };
+    },
+  };
+}
+
+/**
  * The audit sink: `stdout`, `stderr` (what `--stdio` uses: stdout carries the protocol), or a file
  * (auditFile). logrotate's `create` mode works with SIGHUP (or reopen()).
  * Throws at start-up when the file cannot be opened.
@@ -247,43 +297,14 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
     }
   }
 
-  // The lines of this turn (`record(entry, 'turn')`), written together when it ends: a write costs
-  // the gateway about as much as formatting every line of a turn, and concurrent calls end in the
-  // same turn (bench/RESULTS.md, twelfth round).
-  let queued = '';
-  let queuedCount = 0;
-  let flushed: Promise<void> | undefined;
-  let settleFlushed: (() => void) | undefined;
-
-  function flushQueued(): void {
-    if (settleFlushed === undefined) return;
-    const settle = settleFlushed;
-    const lines = queued;
-    const count = queuedCount;
-    queued = '';
-    queuedCount = 0;
-    flushed = undefined;
-    settleFlushed = undefined;
-    write(lines, count);
-    settle();
-  }
-
-  function enqueue(line: string): void {
-    queued += line;
-    queuedCount += 1;
-    if (settleFlushed !== undefined) return;
-    flushed = new Promise<void>((resolve) => {
-      settleFlushed = resolve;
-    });
-    setImmediate(flushQueued);
-  }
+  const queue = turnQueue(write);
 
   // A failed stdout write reaches its callback (counted there) and is also emitted: keep it from crashing us.
   const onStreamError = () => {};
   stream?.on('error', onStreamError);
   // Queued lines belong to the file they were queued for (the one logrotate moves away).
   const reopen = () => {
-    flushQueued();
+    queue.flush();
     file?.reopen();
   };
   if (file !== undefined && (options.signals ?? true)) process.on('SIGHUP', reopen);
@@ -299,12 +320,12 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
         writeFailed(error, 'format');
         return;
       }
-      if (when === 'turn') return enqueue(line);
+      if (when === 'turn') return queue.add(line);
       // The lines queued before this one go first: the file keeps the order of the records.
-      flushQueued();
+      queue.flush();
       write(line, 1);
     },
-    written: () => flushed,
+    written: queue.written,
     reopen,
     healthy: () => lastError() === undefined,
     get lastError() {
@@ -313,15 +334,9 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
     get failures() {
       return failures;
     },
-    readiness: {
-      name: 'audit_log',
-      check: async () => {
-        const error = lastError();
-        return error === undefined ? { ok: true } : { ok: false, detail: error };
-      },
-    },
+    readiness: readinessOf(lastError),
     close() {
-      flushQueued();
+      queue.flush();
       process.off('SIGHUP', reopen);
       stream?.off('error', onStreamError);
       file?.close();
