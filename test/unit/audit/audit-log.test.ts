@@ -124,6 +124,19 @@ describe('formatAuditLine', () => {
   });
 });
 
+/** Where /dev/full exists (every write to it fails with ENOSPC). */
+const ON_DEV_FULL = { skip: skipUnlessCI(existsSync('/dev/full') ? false : 'no /dev/full on this system') };
+
+/** An audit log on /dev/full, and the failures its metrics counted. */
+function fullDiskAudit() {
+  const counted = { failures: 0 };
+  const audit = createAuditLog('/dev/full', {
+    signals: false,
+    metrics: { auditWriteFailure: () => void counted.failures++ },
+  });
+  return { audit, counted };
+}
+
 describe('audit log file', () => {
   it('appends one JSON line per record to an existing file, created 0640', () => {
     const file = join(tempDir(), 'audit.log');
@@ -177,20 +190,14 @@ describe('audit log file', () => {
     );
   });
 
-  it('counts failed writes, reports them for /readyz, and never throws', {
-    skip: skipUnlessCI(existsSync('/dev/full') ? false : 'no /dev/full on this system'),
-  }, async () => {
-    let counted = 0;
-    const audit = createAuditLog('/dev/full', {
-      signals: false,
-      metrics: { auditWriteFailure: () => counted++ },
-    });
+  it('counts failed writes, reports them for /readyz, and never throws', ON_DEV_FULL, async () => {
+    const { audit, counted } = fullDiskAudit();
     try {
       assert.equal(audit.healthy(), true);
       audit.record(entry());
       audit.record(entry());
       assert.equal(audit.healthy(), false);
-      assert.equal(counted, 2);
+      assert.equal(counted.failures, 2);
       assert.equal(audit.failures, 2);
       assert.equal(audit.lastError, 'write failed: ENOSPC');
       assert.deepEqual(await audit.readiness.check(), { ok: false, detail: 'write failed: ENOSPC' });
@@ -299,20 +306,14 @@ describe('audit log file', () => {
     );
   });
 
-  it('counts every record of a failed queued write', {
-    skip: skipUnlessCI(existsSync('/dev/full') ? false : 'no /dev/full on this system'),
-  }, async () => {
-    let counted = 0;
-    const audit = createAuditLog('/dev/full', {
-      signals: false,
-      metrics: { auditWriteFailure: () => counted++ },
-    });
+  it('counts every record of a failed queued write', ON_DEV_FULL, async () => {
+    const { audit, counted } = fullDiskAudit();
     try {
       audit.record(entry(), 'turn');
       audit.record(entry(), 'turn');
       audit.record(entry(), 'turn');
       await audit.written();
-      assert.equal(counted, 3);
+      assert.equal(counted.failures, 3);
       assert.equal(audit.failures, 3);
       assert.equal(audit.healthy(), false);
     } finally {
