@@ -224,6 +224,14 @@ function prepare(parts: EndpointParts, request: FastifyRequest, reply: FastifyRe
   return { tooDeep: false as const, sdkBody: lifted.body, facts, deadline, call };
 }
 
+/**
+ * What a lean answer waits for: the write of its audit record when prepare() queued it (see
+ * `auditWritten`); undefined when the record was written at once or is already out.
+ */
+function queuedRecordWritten(parts: EndpointParts, facts: McpRequestFacts): Promise<void> | undefined {
+  return facts.auditInTurn === true ? parts.options.auditWritten?.() : undefined;
+}
+
 /** One message of a batch, answered on its own: by the lean path when it can, else by the SDK. */
 async function answerMessage(
   parts: EndpointParts,
@@ -240,8 +248,7 @@ async function answerMessage(
   try {
     if (call !== undefined) {
       const body = await parts.lean!.serve(call, facts);
-      // A lean answer leaves once its audit record is written (see `auditWritten`).
-      const written = parts.options.auditWritten?.();
+      const written = queuedRecordWritten(parts, facts);
       if (written !== undefined) await written;
       return { status: 200, body };
     }
@@ -293,8 +300,7 @@ async function serveRequest(parts: EndpointParts, request: FastifyRequest, reply
   try {
     if (call !== undefined) {
       const payload = await parts.lean!.serve(call, facts);
-      // Not before its audit record is written (see `auditWritten`); the await only when one is queued.
-      const written = parts.options.auditWritten?.();
+      const written = queuedRecordWritten(parts, facts);
       if (written !== undefined) await written;
       return reply.code(200).header('content-type', 'application/json').send(payload);
     }
