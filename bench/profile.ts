@@ -30,8 +30,12 @@
 //   PROFILE_ALLOC_CALLS  calls of the allocation cell (default 300; 0: none)
 //   PROFILE_SURVIVORS    1: the allocation cell keeps only what survived a scavenge (what the young
 //                        generation copies and promotes, the GC threads' work), not every allocation
+//   PROFILE_OPENING      0: no opening `initialize` (below)
 //   PROFILE_GC           1: every process runs with V8's `--trace-gc-nvp`, and the bytes its scavenges
 //                        promoted during its measured calls are printed per call (bench/gc-trace.ts)
+// Each process first answers one `initialize`, as a client's first message (a 2026-07-28 client's
+// `server/discover` goes the same way, through the MCP SDK): whatever serving it turns on in the
+// process stays on for the calls after it, as it does in production.
 // The warm-up is profiled too, so the figures are taken from the samples of the measured rounds only.
 // Allocation per call comes from a cell of its own, after the last round: bench/heap-sampler.mjs (loaded
 // with --import) runs V8's sampling heap profiler at an interval of 1 byte over exactly those calls, so
@@ -95,6 +99,7 @@ const GATEWAY_NODE_ARGS = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filte
 const ALLOC_CALLS = Number(process.env.PROFILE_ALLOC_CALLS ?? 300);
 const SURVIVORS = process.env.PROFILE_SURVIVORS === '1';
 const GC = process.env.PROFILE_GC === '1';
+const OPENING = process.env.PROFILE_OPENING !== '0';
 // A second gateway beside the first, to compare two builds or two sets of V8 flags in one interleaved run.
 const B_MAIN = process.env.PROFILE_B_MAIN || undefined;
 const B_NODE_ARGS = process.env.PROFILE_B_NODE_ARGS?.split(' ').filter(Boolean);
@@ -112,6 +117,32 @@ interface ProfiledPath {
   http: HttpPath;
   /** The process's output so far, where PROFILE_GC's traces go. */
   output(): string;
+  /** The headers of its opening `initialize`. */
+  openingHeaders: Record<string, string>;
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 'opening',
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'bench', version: '1.0.0' },
+  },
+});
+
+/** The client's first message, answered before any call is measured. */
+async function openSession(path: ProfiledPath): Promise<void> {
+  const response = await fetch(`${path.http.origin}/mcp`, {
+    method: 'POST',
+    headers: path.openingHeaders,
+    body: INITIALIZE,
+  });
+  const text = await response.text();
+  if (response.status !== 200 || !text.includes('"protocolVersion"')) {
+    throw new Error(`initialize answered ${response.status}: ${text.slice(0, 300)}`);
+  }
 }
 
 interface Measured {
@@ -150,6 +181,7 @@ async function measureAll(
   paths: Record<Profiled, ProfiledPath>,
   heapDir: string | undefined,
 ): Promise<Map<Profiled, Measured>> {
+  if (OPENING) for (const name of PROFILED) await openSession(paths[name]);
   for (const name of PROFILED) await measureHttp(paths[name].http, WARMUP, CONCURRENCY);
   const tracers = new Map<Profiled, Awaited<ReturnType<typeof startStrace>>>();
   if (STRACE) for (const name of PROFILED) tracers.set(name, await startStrace(paths[name].process.pid));
@@ -334,6 +366,10 @@ async function main() {
       body: toolCallJson(id, args(slot), meta),
     });
     const call = gatewayCall(keys.key);
+    const legacyHeaders = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
     const gatewayEnv = {
       DAGU_URL: dagu.url,
       DAGU_API_BASE: dagu.apiBase,
@@ -379,6 +415,7 @@ async function main() {
         ok: succeededRead,
       },
       output: () => readFileSync(floorLog(name), 'utf8'),
+      openingHeaders: legacyHeaders,
     });
     const gatewayPath = (served: GatewayProcess): ProfiledPath => ({
       process: served,
@@ -388,6 +425,7 @@ async function main() {
         ok: succeededRead,
       },
       output: served.logText,
+      openingHeaders: { ...legacyHeaders, authorization: call.headers.authorization },
     });
     const paths = {
       gateway: gatewayPath(gateway),
