@@ -18,7 +18,7 @@ import type { RefusalReason } from '../core/refusal-reasons.ts';
 import { clientSessionId, declaredClient } from '../mcp/client-session.ts';
 import { createLeanPath, type LeanPath, matchLeanCall } from '../mcp/lean.ts';
 import { clientInfoOf, isInitialize, liftArguments, traceContextOf } from '../mcp/request-message.ts';
-import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
+import { carryingFacts, type McpRequestFacts } from '../mcp/request-side-channel.ts';
 import { createMcpEndpoint, type McpServerOptions, serverInfo } from '../mcp/server.ts';
 import { READ_TOOL_NAME } from '../mcp/tool.ts';
 import { refuseEncodedBodies } from './body.ts';
@@ -253,9 +253,10 @@ async function answerMessage(
       return { status: 200, body };
     }
     const webRequest = await toWebRequest(request.raw, prepared.sdkBody);
-    const response = await requestSideChannel.run(facts, () =>
-      parts.endpoint.fetch(webRequest, { parsedBody: prepared.sdkBody }),
-    );
+    const response = await parts.endpoint.fetch(webRequest, {
+      parsedBody: prepared.sdkBody,
+      authInfo: carryingFacts(facts),
+    });
     const text = await response.text();
     return text === '' ? { status: response.status } : { status: response.status, body: text };
   } finally {
@@ -309,7 +310,9 @@ async function serveRequest(parts: EndpointParts, request: FastifyRequest, reply
       if (value !== undefined) reply.raw.setHeader(name, value);
     }
     reply.hijack();
-    await requestSideChannel.run(facts, () => parts.nodeHandler(request.raw, reply.raw, prepared.sdkBody));
+    // The Node adapter hands `req.auth` to the SDK as its `authInfo`.
+    Object.assign(request.raw, { auth: carryingFacts(facts) });
+    await parts.nodeHandler(request.raw, reply.raw, prepared.sdkBody);
   } finally {
     deadline.done();
     if (call !== undefined) parts.leanInFlight -= 1;

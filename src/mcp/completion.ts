@@ -12,7 +12,7 @@ import { observedRead } from './observed-read.ts';
 import type { OperationObserver } from './operations.ts';
 import { paramsSchema } from './params.ts';
 import { promptArgumentCompletion } from './prompts.ts';
-import { requestSideChannel } from './request-side-channel.ts';
+import { factsOf } from './request-side-channel.ts';
 import { JSON_RPC_CODE, RESOURCE_TEMPLATES, sampleUri } from './resources.ts';
 
 /** The protocol's cap on values in one completion result. */
@@ -141,13 +141,13 @@ export function registerCompletions(
   server.server.setRequestHandler(
     'completion/complete',
     COMPLETE,
-    async (params): Promise<CompleteResult> => {
+    async (params, ctx): Promise<CompleteResult> => {
       const wanted = plan(params);
       const outcome = await observedRead(
         'completion/complete',
         undefined,
         observe,
-        requestSideChannel.getStore(),
+        factsOf(ctx),
         async (call): Promise<CompletionOutcome> => {
           if (wanted !== undefined && !('values' in wanted)) {
             return completions.complete(wanted, call, MAX_COMPLETION_VALUES);

@@ -1,13 +1,12 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { AccessPolicy } from '../core/access.ts';
 import type { CallSignal } from '../core/deadline.ts';
 
 /**
- * The side channel from the HTTP route to the MCP handlers: per-HTTP-request facts the handlers need
- * but the SDK does not carry. The route runs the SDK inside `requestSideChannel.run(facts, …)`; a
- * handler reads them with `requestSideChannel.getStore()`. The facts: who calls, the raw tool
- * arguments as sent (the SDK rejects non-object arguments and drops `__proto__` keys before a handler
- * runs), and what the audit record wants to know about the client.
+ * The side channel from the HTTP route (and the stdio loop) to the MCP handlers: per-message facts the
+ * handlers need but the SDK does not carry. The facts: who calls, the raw tool arguments as sent (the
+ * SDK rejects non-object arguments and drops `__proto__` keys before a handler runs), and what the
+ * audit record wants to know about the client.
  */
 export interface McpRequestFacts {
   requestId: string;
@@ -37,4 +36,23 @@ export interface McpRequestFacts {
   tracestate?: string;
 }
 
-export const requestSideChannel = new AsyncLocalStorage<McpRequestFacts>();
+/**
+ * The facts ride in the SDK's `authInfo`, which it hands to each handler as `ctx.http.authInfo`
+ * exactly as the caller of `fetch` (or `req.auth`, or a transport's `onmessage` extra) gave it: the
+ * SDK never fills it from a request and checks nothing in it unless a tool declares a scope challenge
+ * (none does: the route's `checkCallScopes` hook, src/auth/authentication.ts, checks scopes).
+ * An AsyncLocalStorage carried them before: on Node 20 its first `run` turns on a promise hook for
+ * every promise of the process for good, so after the first message the SDK served, every call cost
+ * 8-9 % more CPU, lean ones too (bench/RESULTS.md, thirteenth round).
+ */
+const FACTS_KEY = 'dagu-mcp-gateway/request-facts';
+
+/** The `authInfo` that carries `facts` to the handlers of one message. */
+export function carryingFacts(facts: McpRequestFacts): AuthInfo {
+  return { token: '', clientId: facts.identity, scopes: [], extra: { [FACTS_KEY]: facts } };
+}
+
+/** A handler's facts, from its context; undefined when the message came without them (refused). */
+export function factsOf(ctx: { http?: { authInfo?: AuthInfo } } | undefined): McpRequestFacts | undefined {
+  return ctx?.http?.authInfo?.extra?.[FACTS_KEY] as McpRequestFacts | undefined;
+}

@@ -11,7 +11,7 @@ import { REFERENCE_TOPICS } from '../reference/topics.ts';
 import { resourceLinkFor } from './links.ts';
 import { observedRead } from './observed-read.ts';
 import type { OperationObserver } from './operations.ts';
-import { type McpRequestFacts, requestSideChannel } from './request-side-channel.ts';
+import { factsOf, type McpRequestFacts } from './request-side-channel.ts';
 
 /** What each templated shape reads, for the model (the templates themselves come from the shapes). */
 export const RESOURCE_DESCRIPTIONS: Readonly<Record<string, string>> = {
@@ -161,8 +161,8 @@ export function registerResources(server: McpServer, reads: ReadService, observe
   server.server.setRequestHandler('resources/templates/list', () => ({
     resourceTemplates: RESOURCE_TEMPLATES,
   }));
-  server.server.setRequestHandler('resources/read', async (request): Promise<ReadResourceResult> => {
-    const answer = await readResource(reads, observe, request.params.uri, requestSideChannel.getStore());
+  server.server.setRequestHandler('resources/read', async (request, ctx): Promise<ReadResourceResult> => {
+    const answer = await readResource(reads, observe, request.params.uri, factsOf(ctx));
     if (!answer.ok) throw new ProtocolError(answer.error.code, answer.error.message, answer.error.data);
     return answer.result;
   });

@@ -1,4 +1,5 @@
 import {
+  type AuthInfo,
   createMcpHandler,
   isLegacyRequest,
   McpServer,
@@ -35,7 +36,8 @@ export interface McpEndpointOptions {
   onError?: (error: Error) => void;
 }
 
-type FetchOptions = { parsedBody?: unknown };
+/** The body as the route parsed it; `authInfo` carries the message's facts (request-side-channel.ts). */
+type FetchOptions = { parsedBody?: unknown; authInfo?: AuthInfo };
 
 /** A web-standard MCP handler: what the HTTP route adapts to Node. */
 export interface McpEndpoint {

@@ -12,7 +12,7 @@ import type { ReadOutcome, ReadService } from '../read/service.ts';
 import { resourceLinkFor } from './links.ts';
 import { observedRead } from './observed-read.ts';
 import type { OperationObserver } from './operations.ts';
-import { type McpRequestFacts, requestSideChannel } from './request-side-channel.ts';
+import { factsOf, type McpRequestFacts } from './request-side-channel.ts';
 import { READ_OUTPUT_SCHEMA } from './schemas.ts';
 
 export const READ_TOOL_NAME = 'dagu_read';
@@ -94,8 +94,8 @@ export function registerReadTool(
       outputSchema: READ_TOOL_OUTPUT,
       annotations: { readOnlyHint: true, openWorldHint: false, destructiveHint: false, idempotentHint: true },
     },
-    async (sdkArguments: unknown) => {
-      const facts = requestSideChannel.getStore();
+    async (sdkArguments: unknown, ctx) => {
+      const facts = factsOf(ctx);
       // Validate what the caller sent, not what the SDK parsed (it drops `__proto__` keys).
       const raw = facts?.rawArguments ? facts.rawArguments.value : sdkArguments;
       return callReadTool(reads, observe, raw, facts, toolText);

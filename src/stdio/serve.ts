@@ -9,7 +9,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { UNRESTRICTED_ACCESS } from '../core/access.ts';
 import { cutToCodePoints } from '../core/code-points.ts';
 import { type ClientInfo, clientInfoOf, liftArguments, traceContextOf } from '../mcp/request-message.ts';
-import { type McpRequestFacts, requestSideChannel } from '../mcp/request-side-channel.ts';
+import { carryingFacts, type McpRequestFacts } from '../mcp/request-side-channel.ts';
 
 /** Who a stdio caller is: the local user who started the process (and its Dagu credential). */
 export const STDIO_IDENTITY = 'stdio';
@@ -80,7 +80,7 @@ export function serveMcpOverStdio(options: StdioOptions): { close(): Promise<voi
       if (deliver === undefined) return;
       channel.onmessage = (message, extra) => {
         const { message: lifted, facts } = factsFor(message);
-        requestSideChannel.run(facts, () => deliver(lifted, extra));
+        deliver(lifted, { ...extra, authInfo: carryingFacts(facts) });
       };
     };
     return server;
