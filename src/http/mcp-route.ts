@@ -16,7 +16,7 @@ import { startDeadline } from '../core/deadline.ts';
 import { MCP_METHODS } from '../core/mcp-methods.ts';
 import type { RefusalReason } from '../core/refusal-reasons.ts';
 import { clientSessionId, declaredClient } from '../mcp/client-session.ts';
-import { createLeanPath, type LeanPath, matchLeanCall } from '../mcp/lean.ts';
+import { createLeanPath, type LeanCall, type LeanPath, matchLeanCall } from '../mcp/lean.ts';
 import { clientInfoOf, isInitialize, liftArguments, traceContextOf } from '../mcp/request-message.ts';
 import { carryingFacts, type McpRequestFacts } from '../mcp/request-side-channel.ts';
 import { createMcpEndpoint, type McpServerOptions, serverInfo } from '../mcp/server.ts';
@@ -171,7 +171,7 @@ interface EndpointParts {
   endpoint: ReturnType<typeof createMcpEndpoint>;
   nodeHandler: ReturnType<typeof toNodeHandler>;
   lean: LeanPath | undefined;
-  /** Lean calls being answered now: a call's audit record is queued only when another is (prepare). */
+  /** Lean calls being answered now: a call's audit record is queued only when another is (answerLean). */
   leanInFlight: number;
 }
 
@@ -213,23 +213,28 @@ function prepare(parts: EndpointParts, request: FastifyRequest, reply: FastifyRe
   };
   if (options.traceContext === true) Object.assign(facts, traceContextOf(message, request.headers));
   const call = lean === undefined ? undefined : matchLeanCall(message, request.headers);
-  if (call !== undefined) {
-    // Queued only beside other calls, whose records can share the write: alone, a record waiting for
-    // the end of its turn cost a turn of the event loop (bench/RESULTS.md, twelfth round). The SDK
-    // writes its answers itself: only a lean answer can wait for its record.
-    if (options.auditWritten !== undefined && parts.leanInFlight > 0) facts.auditInTurn = true;
-    parts.leanInFlight += 1;
-  }
   options.served?.(call === undefined ? 'sdk' : 'lean');
   return { tooDeep: false as const, sdkBody: lifted.body, facts, deadline, call };
 }
 
 /**
- * What a lean answer waits for: the write of its audit record when prepare() queued it (see
- * `auditWritten`); undefined when the record was written at once or is already out.
+ * A lean call's JSON-RPC answer, returned once its audit record is with the OS. The record is queued
+ * for the end of the turn (`auditWritten`) only beside other lean calls, whose records share the
+ * write: alone, a record waiting for the end of its turn cost a turn of the event loop
+ * (bench/RESULTS.md, twelfth round). The SDK writes its answers itself: only a lean answer can wait.
  */
-function queuedRecordWritten(parts: EndpointParts, facts: McpRequestFacts): Promise<void> | undefined {
-  return facts.auditInTurn === true ? parts.options.auditWritten?.() : undefined;
+async function answerLean(parts: EndpointParts, call: LeanCall, facts: McpRequestFacts): Promise<string> {
+  const { auditWritten } = parts.options;
+  if (auditWritten !== undefined && parts.leanInFlight > 0) facts.auditInTurn = true;
+  parts.leanInFlight += 1;
+  try {
+    const body = await parts.lean!.serve(call, facts);
+    const written = facts.auditInTurn === true ? auditWritten?.() : undefined;
+    if (written !== undefined) await written;
+    return body;
+  } finally {
+    parts.leanInFlight -= 1;
+  }
 }
 
 /** One message of a batch, answered on its own: by the lean path when it can, else by the SDK. */
@@ -246,12 +251,7 @@ async function answerMessage(
   }
   const { call, facts, deadline } = prepared;
   try {
-    if (call !== undefined) {
-      const body = await parts.lean!.serve(call, facts);
-      const written = queuedRecordWritten(parts, facts);
-      if (written !== undefined) await written;
-      return { status: 200, body };
-    }
+    if (call !== undefined) return { status: 200, body: await answerLean(parts, call, facts) };
     const webRequest = await toWebRequest(request.raw, prepared.sdkBody);
     const response = await parts.endpoint.fetch(webRequest, {
       parsedBody: prepared.sdkBody,
@@ -261,7 +261,6 @@ async function answerMessage(
     return text === '' ? { status: response.status } : { status: response.status, body: text };
   } finally {
     deadline.done();
-    if (call !== undefined) parts.leanInFlight -= 1;
   }
 }
 
@@ -300,9 +299,7 @@ async function serveRequest(parts: EndpointParts, request: FastifyRequest, reply
   const { call, facts, deadline } = prepared;
   try {
     if (call !== undefined) {
-      const payload = await parts.lean!.serve(call, facts);
-      const written = queuedRecordWritten(parts, facts);
-      if (written !== undefined) await written;
+      const payload = await answerLean(parts, call, facts);
       return reply.code(200).header('content-type', 'application/json').send(payload);
     }
     // A hijacked reply sends none of the headers hooks set on it (CORS): hand them to the SDK's response.
@@ -315,7 +312,6 @@ async function serveRequest(parts: EndpointParts, request: FastifyRequest, reply
     await parts.nodeHandler(request.raw, reply.raw, prepared.sdkBody);
   } finally {
     deadline.done();
-    if (call !== undefined) parts.leanInFlight -= 1;
   }
 }
 
