@@ -139,7 +139,7 @@ export interface AuditLog {
 }
 
 export interface AuditLogOptions {
-  metrics?: { auditWriteFailure(): void };
+  metrics?: { auditWriteFailure(records?: number): void };
   log?: Log;
   /** Reopen the file on SIGHUP. Default true. */
   signals?: boolean;
@@ -218,34 +218,35 @@ function auditFile(target: string, log: Log) {
 function turnQueue(write: (lines: string, count: number) => void) {
   let queued = '';
   let count = 0;
-  let written: Promise<void> | undefined;
-  let settle: (() => void) | undefined;
+  /** While lines are queued: the promise `written()` returns, and what settles it. */
+  let pending: { written: Promise<void>; settle: () => void } | undefined;
 
   function flush(): void {
-    if (settle === undefined) return;
-    const settleWritten = settle;
+    if (pending === undefined) return;
+    const { settle } = pending;
     const lines = queued;
     const lineCount = count;
     queued = '';
     count = 0;
-    written = undefined;
-    settle = undefined;
+    pending = undefined;
     write(lines, lineCount);
-    settleWritten();
+    settle();
   }
 
   return {
     add(line: string): void {
       queued += line;
       count += 1;
-      if (settle !== undefined) return;
-      written = new Promise<void>((resolve) => {
+      if (pending !== undefined) return;
+      let settle!: () => void;
+      const written = new Promise<void>((resolve) => {
         settle = resolve;
       });
+      pending = { written, settle };
       setImmediate(flush);
     },
     flush,
-    written: (): Promise<void> | undefined => written,
+    written: (): Promise<void> | undefined => pending?.written,
   };
 }
 
@@ -276,7 +277,7 @@ export function createAuditLog(target: string, options: AuditLogOptions = {}): A
   function writeFailed(error: unknown, action: string, records = 1): void {
     failures += records;
     writeError = `${action} failed: ${errorText(error)}`;
-    for (let i = 0; i < records; i += 1) options.metrics?.auditWriteFailure();
+    options.metrics?.auditWriteFailure(records);
     log.error({ target, error: writeError, failures, records }, 'audit record not written');
   }
 

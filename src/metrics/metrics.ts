@@ -127,7 +127,8 @@ export interface GatewayMetrics {
   rateLimited(reason: RateLimitReason): void;
   /** Adds `delta` (the calls that start, negative when they end) to the in-flight gauge. */
   inflight(delta: number): void;
-  auditWriteFailure(): void;
+  /** Audit records lost to one failed write (default 1): a turn's queued records go in one write. */
+  auditWriteFailure(records?: number): void;
   keyReload(result: 'ok' | 'error'): void;
   /** The result of the last readiness probe of Dagu: `dagu_up` 1/0 and `dagu_build_info{version}` 1. */
   daguProbed(probe: { reachable: boolean; version?: string | undefined }): void;
@@ -288,7 +289,7 @@ function recorder(
     authFailure: (reason) => authFailures.inc({ reason }),
     rateLimited: (reason) => rateLimited.inc({ reason }),
     inflight: (delta) => inflight.inc(delta),
-    auditWriteFailure: () => auditWriteFailures.inc(),
+    auditWriteFailure: (records = 1) => auditWriteFailures.inc(records),
     keyReload: (result) => keyReloads.inc({ result }),
     daguProbed: probeRecorder(daguUp, daguBuildInfo),
     rateLimitStore: useRateLimitStore,

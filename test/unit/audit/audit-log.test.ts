@@ -132,7 +132,11 @@ function fullDiskAudit() {
   const counted = { failures: 0 };
   const audit = createAuditLog('/dev/full', {
     signals: false,
-    metrics: { auditWriteFailure: () => void counted.failures++ },
+    metrics: {
+      auditWriteFailure: (records = 1) => {
+        counted.failures += records;
+      },
+    },
   });
   return { audit, counted };
 }

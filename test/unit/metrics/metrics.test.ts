@@ -92,6 +92,7 @@ describe('metrics', () => {
     metrics.inflight(1);
     metrics.inflight(-1);
     metrics.auditWriteFailure();
+    metrics.auditWriteFailure(3);
     metrics.keyReload('ok');
 
     assert.deepEqual(await samples(metrics, 'mcp_server_operation_duration_seconds_count'), [
@@ -113,7 +114,7 @@ describe('metrics', () => {
     );
     assert.deepEqual(await samples(metrics, 'mcp_gateway_inflight_calls'), ['mcp_gateway_inflight_calls 1']);
     assert.deepEqual(await samples(metrics, 'mcp_gateway_audit_write_failures_total'), [
-      'mcp_gateway_audit_write_failures_total 1',
+      'mcp_gateway_audit_write_failures_total 4',
     ]);
     // `error` is exported from 0, so the first failed reload is an increase() the alert sees.
     assert.deepEqual(await samples(metrics, 'mcp_gateway_api_keys_reloads_total'), [
