@@ -33,6 +33,10 @@
 //   PROFILE_OPENING      0: no opening `initialize` (below)
 //   PROFILE_GC           1: every process runs with V8's `--trace-gc-nvp`, and the bytes its scavenges
 //                        promoted during its measured calls are printed per call (bench/gc-trace.ts)
+//   PROFILE_JIT          1: every process runs with V8's `--trace-opt --trace-deopt`, and the optimizing
+//                        compiles, bailouts and discarded optimized code of its measured calls are
+//                        printed per 1,000 calls (bench/jit-trace.ts): the compiler's work on the other
+//                        threads, and code a full collection threw away
 // Each process first answers one `initialize`, as a client's first message (a 2026-07-28 client's
 // `server/discover` goes the same way, through the MCP SDK): whatever serving it turns on in the
 // process stays on for the calls after it, as it does in production.
@@ -52,6 +56,7 @@ import { pathToFileURL } from 'node:url';
 import { startDagu } from '../test/support/dagu.ts';
 import { addGcTotals, type GcTotals, gcLine, gcTotals } from './gc-trace.ts';
 import { heavySeedOptions, seedHeavy } from './heavy-seed.ts';
+import { jitLine, jitTotals } from './jit-trace.ts';
 import {
   gatewayCall,
   type HttpPath,
@@ -99,6 +104,9 @@ const GATEWAY_NODE_ARGS = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filte
 const ALLOC_CALLS = Number(process.env.PROFILE_ALLOC_CALLS ?? 300);
 const SURVIVORS = process.env.PROFILE_SURVIVORS === '1';
 const GC = process.env.PROFILE_GC === '1';
+const JIT = process.env.PROFILE_JIT === '1';
+/** Processes' output is kept and read (their V8 traces). */
+const TRACED = GC || JIT;
 const OPENING = process.env.PROFILE_OPENING !== '0';
 // A second gateway beside the first, to compare two builds or two sets of V8 flags in one interleaved run.
 const B_MAIN = process.env.PROFILE_B_MAIN || undefined;
@@ -115,7 +123,7 @@ type Profiled = (typeof PROFILED)[number];
 interface ProfiledPath {
   process: MeasuredProcess;
   http: HttpPath;
-  /** The process's output so far, where PROFILE_GC's traces go. */
+  /** The process's output so far, where PROFILE_GC's and PROFILE_JIT's traces go. */
   output(): string;
   /** The headers of its opening `initialize`. */
   openingHeaders: Record<string, string>;
@@ -200,6 +208,9 @@ async function measureAll(
       },
     ]),
   );
+  // The compiler works on a process between its rounds too (a full collection's marking finishes in a
+  // task of its own, and code it discarded is compiled again): counted over all the rounds.
+  const jitFrom = new Map(PROFILED.map((name) => [name, JIT ? paths[name].output().length : 0]));
   for (let round = 0; round < ROUNDS; round++) {
     // Every other round in the reverse order: no process always runs right after the same one.
     for (const name of round % 2 === 0 ? PROFILED : [...PROFILED].reverse()) {
@@ -224,6 +235,7 @@ async function measureAll(
       cell.failures += result.failures;
     }
   }
+  const jitTo = new Map(PROFILED.map((name) => [name, JIT ? paths[name].output().length : 0]));
   const measured = new Map<Profiled, Measured>();
   for (const name of PROFILED) {
     const tracer = tracers.get(name);
@@ -235,6 +247,7 @@ async function measureAll(
         : await allocationCell(paths[name].process.pid, paths[name].http, heapDir);
     const cell = cells.get(name)!;
     const calls = perRound * ROUNDS;
+    const jit = JIT ? jitTotals(paths[name].output().slice(jitFrom.get(name), jitTo.get(name))) : undefined;
     const threads = [...cell.cpu].map(([thread, seconds]) => [thread, (seconds * 1e6) / calls] as const);
     const all = threads.reduce((sum, [, micros]) => sum + micros, 0);
     const line =
@@ -242,7 +255,8 @@ async function measureAll(
       `${cell.failures} failed; ` +
       `CPU ${all.toFixed(0)} µs/call (/proc${SAMPLING || STRACE ? ", the profiler's or strace's own cost included" : ''}): ` +
       threads.map(([thread, micros]) => `${thread} ${micros.toFixed(0)}`).join(', ') +
-      (GC ? `; ${gcLine(cell.gc, calls)}` : '');
+      (GC ? `; ${gcLine(cell.gc, calls)}` : '') +
+      (jit === undefined ? '' : `; ${jitLine(jit, calls)}`);
     measured.set(name, {
       line,
       cpuMicros: all,
@@ -343,6 +357,7 @@ async function main() {
     };
     const profileArgs = (name: string) => [
       ...(GC ? ['--trace-gc-nvp'] : []),
+      ...(JIT ? ['--trace-opt', '--trace-deopt'] : []),
       ...(SAMPLING
         ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`]
         : []),
@@ -397,14 +412,14 @@ async function main() {
     const floor = await startFloor(dagu.url, dagu.apiBase, {
       nodeArgs: profileArgs('floor'),
       env: heapEnv,
-      ...(GC ? { log: floorLog('floor') } : {}),
+      ...(TRACED ? { log: floorLog('floor') } : {}),
     });
     stops.unshift(() => floor.stop());
     const floorFastify = await startFloor(dagu.url, dagu.apiBase, {
       nodeArgs: profileArgs('floor-fastify'),
       server: 'fastify',
       env: heapEnv,
-      ...(GC ? { log: floorLog('floor-fastify') } : {}),
+      ...(TRACED ? { log: floorLog('floor-fastify') } : {}),
     });
     stops.unshift(() => floorFastify.stop());
     const floorPath = (name: 'floor' | 'floor-fastify', served: MeasuredProcess & { url: string }) => ({
