@@ -3,11 +3,11 @@
 // caller, rate limits, audit to a file, metrics on, tracing off) with V8's sampling profiler on
 // (`--cpu-prof`), driven with PROFILE_CALLS plain-HTTP tools/calls of one read after PROFILE_WARMUP
 // calls, and stopped; the floor proxy (bench/floor-proxy.mjs) the same way, on node:http and in a
-// bare Fastify app (FLOOR_SERVER=fastify). After every warm-up, the measured calls are served in
-// PROFILE_ROUNDS rounds, the processes taking turns (every other round in reverse order), so the
-// machine's changing load falls on all alike (the ratios are read within one run); the ratios are also
-// printed round by round, paired, with the count of rounds in which one process cost less than the
-// other (what separates a change from the noise between runs). Each profile is summed
+// bare Fastify app (FLOOR_SERVER=fastify). The warm-ups are served in turns of 2,000 calls, then the
+// measured calls in PROFILE_ROUNDS rounds, the processes taking turns (every other round in reverse
+// order), so the machine's changing load falls on all alike (the ratios are read within one run); the
+// ratios are also printed round by round, paired, with the count of rounds in which one process cost
+// less than the other (what separates a change from the noise between runs). Each profile is summed
 // by self and inclusive time per area (a package, a file of src/, Node's internals, garbage collection)
 // and per function; the areas are printed side by side, the gateway's functions after them.
 //   PROFILE_READ         run2 (default) | run150 | dags | runs | step_log
@@ -93,6 +93,7 @@ import {
 
 const CALLS = Number(process.env.PROFILE_CALLS ?? 4000);
 const WARMUP = Number(process.env.PROFILE_WARMUP ?? 12000);
+const WARMUP_TURN = 2000;
 const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 1);
 const ROUNDS = Math.max(1, Number(process.env.PROFILE_ROUNDS ?? 3));
 const READ = process.env.PROFILE_READ ?? 'run2';
@@ -190,7 +191,13 @@ async function measureAll(
   heapDir: string | undefined,
 ): Promise<Map<Profiled, Measured>> {
   if (OPENING) for (const name of PROFILED) await openSession(paths[name]);
-  for (const name of PROFILED) await measureHttp(paths[name].http, WARMUP, CONCURRENCY);
+  // Warmed up in turns of at most WARMUP_TURN calls, as the measured rounds are served: a process left
+  // idle for the seconds the others took to warm up had V8's memory reducer collect its heap, which
+  // discarded its optimized code, and entered the measured rounds compiling it again (PROFILE_JIT).
+  const turns = Math.max(1, Math.ceil(WARMUP / WARMUP_TURN));
+  for (let turn = 0; turn < turns; turn++) {
+    for (const name of PROFILED) await measureHttp(paths[name].http, Math.ceil(WARMUP / turns), CONCURRENCY);
+  }
   const tracers = new Map<Profiled, Awaited<ReturnType<typeof startStrace>>>();
   if (STRACE) for (const name of PROFILED) tracers.set(name, await startStrace(paths[name].process.pid));
   const perRound = Math.ceil(CALLS / ROUNDS);
