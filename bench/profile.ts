@@ -191,9 +191,9 @@ async function measureAll(
   heapDir: string | undefined,
 ): Promise<Map<Profiled, Measured>> {
   if (OPENING) for (const name of PROFILED) await openSession(paths[name]);
-  // Warmed up in turns of at most WARMUP_TURN calls, as the measured rounds are served: a process left
-  // idle for the seconds the others took to warm up had V8's memory reducer collect its heap, which
-  // discarded its optimized code, and entered the measured rounds compiling it again (PROFILE_JIT).
+  // Warmed up in turns of at most WARMUP_TURN calls, as the measured rounds are served. A process left
+  // idle while the others warmed up met a full collection in that pause, which discarded its optimized
+  // code, and it entered the measured rounds compiling that code again (PROFILE_JIT).
   const turns = Math.max(1, Math.ceil(WARMUP / WARMUP_TURN));
   for (let turn = 0; turn < turns; turn++) {
     for (const name of PROFILED) await measureHttp(paths[name].http, Math.ceil(WARMUP / turns), CONCURRENCY);
@@ -215,8 +215,8 @@ async function measureAll(
       },
     ]),
   );
-  // The compiler works on a process between its rounds too (a full collection's marking finishes in a
-  // task of its own, and code it discarded is compiled again): counted over all the rounds.
+  // Counted from the first round to the last, not per round: a full collection can end, and discard
+  // code, while another process is being measured.
   const jitFrom = new Map(PROFILED.map((name) => [name, JIT ? paths[name].output().length : 0]));
   for (let round = 0; round < ROUNDS; round++) {
     // Every other round in the reverse order: no process always runs right after the same one.
