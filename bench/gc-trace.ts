@@ -26,14 +26,6 @@ export function gcTotals(text: string): GcTotals {
   return totals;
 }
 
-export function addGcTotals(sum: GcTotals, more: GcTotals): GcTotals {
-  return {
-    scavenges: sum.scavenges + more.scavenges,
-    markCompacts: sum.markCompacts + more.markCompacts,
-    promotedBytes: sum.promotedBytes + more.promotedBytes,
-  };
-}
-
 export const gcLine = (totals: GcTotals, calls: number) =>
   `promoted ${Math.round(totals.promotedBytes / calls).toLocaleString('en-US')} B per call; ` +
   `per 1,000 calls ${((totals.scavenges * 1000) / calls).toFixed(1)} scavenges, ` +

@@ -32,7 +32,7 @@
 //                        generation copies and promotes, the GC threads' work), not every allocation
 //   PROFILE_OPENING      0: no opening `initialize` (below)
 //   PROFILE_GC           1: every process runs with V8's `--trace-gc-nvp`, and the bytes its scavenges
-//                        promoted during its measured calls are printed per call (bench/gc-trace.ts)
+//                        promoted during the measured rounds are printed per call (bench/gc-trace.ts)
 //   PROFILE_JIT          1: every process runs with V8's `--trace-opt --trace-deopt`, and the optimizing
 //                        compiles, bailouts and discarded optimized code of its measured calls are
 //                        printed per 1,000 calls (bench/jit-trace.ts): the compiler's work on the other
@@ -54,7 +54,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startDagu } from '../test/support/dagu.ts';
-import { addGcTotals, type GcTotals, gcLine, gcTotals } from './gc-trace.ts';
+import { gcLine, gcTotals } from './gc-trace.ts';
 import { heavySeedOptions, seedHeavy } from './heavy-seed.ts';
 import { jitLine, jitTotals } from './jit-trace.ts';
 import {
@@ -211,13 +211,13 @@ async function measureAll(
         p50s: [] as number[],
         roundMicros: [] as number[],
         failures: 0,
-        gc: { scavenges: 0, markCompacts: 0, promotedBytes: 0 } as GcTotals,
       },
     ]),
   );
-  // Counted from the first round to the last, not per round: a full collection can end, and discard
-  // code, while another process is being measured.
-  const jitFrom = new Map(PROFILED.map((name) => [name, JIT ? paths[name].output().length : 0]));
+  // The traces are read from the first round to the last, not per round: a full collection can end,
+  // and discard code, while another process is being measured.
+  const outputEnds = () => new Map(PROFILED.map((name) => [name, paths[name].output().length]));
+  const tracedFrom = TRACED ? outputEnds() : undefined;
   for (let round = 0; round < ROUNDS; round++) {
     // Every other round in the reverse order: no process always runs right after the same one.
     for (const name of round % 2 === 0 ? PROFILED : [...PROFILED].reverse()) {
@@ -226,9 +226,7 @@ async function measureAll(
       // V8 stamps samples with CLOCK_MONOTONIC microseconds, the clock of process.hrtime here.
       const fromMicros = Number(process.hrtime.bigint() / 1000n);
       const threadsBefore = threadCpuSecondsOf(served.pid);
-      const outputBefore = GC ? paths[name].output().length : 0;
       const result = await measureHttp(http, perRound, CONCURRENCY);
-      if (GC) cell.gc = addGcTotals(cell.gc, gcTotals(paths[name].output().slice(outputBefore)));
       let roundSeconds = 0;
       for (const [thread, seconds] of threadCpuSecondsOf(served.pid)) {
         const used = seconds - (threadsBefore.get(thread) ?? 0);
@@ -242,7 +240,7 @@ async function measureAll(
       cell.failures += result.failures;
     }
   }
-  const jitTo = new Map(PROFILED.map((name) => [name, JIT ? paths[name].output().length : 0]));
+  const tracedTo = TRACED ? outputEnds() : undefined;
   const measured = new Map<Profiled, Measured>();
   for (const name of PROFILED) {
     const tracer = tracers.get(name);
@@ -254,7 +252,7 @@ async function measureAll(
         : await allocationCell(paths[name].process.pid, paths[name].http, heapDir);
     const cell = cells.get(name)!;
     const calls = perRound * ROUNDS;
-    const jit = JIT ? jitTotals(paths[name].output().slice(jitFrom.get(name), jitTo.get(name))) : undefined;
+    const traced = TRACED ? paths[name].output().slice(tracedFrom?.get(name), tracedTo?.get(name)) : '';
     const threads = [...cell.cpu].map(([thread, seconds]) => [thread, (seconds * 1e6) / calls] as const);
     const all = threads.reduce((sum, [, micros]) => sum + micros, 0);
     const line =
@@ -262,8 +260,8 @@ async function measureAll(
       `${cell.failures} failed; ` +
       `CPU ${all.toFixed(0)} µs/call (/proc${SAMPLING || STRACE ? ", the profiler's or strace's own cost included" : ''}): ` +
       threads.map(([thread, micros]) => `${thread} ${micros.toFixed(0)}`).join(', ') +
-      (GC ? `; ${gcLine(cell.gc, calls)}` : '') +
-      (jit === undefined ? '' : `; ${jitLine(jit, calls)}`);
+      (GC ? `; ${gcLine(gcTotals(traced), calls)}` : '') +
+      (JIT ? `; ${jitLine(jitTotals(traced), calls)}` : '');
     measured.set(name, {
       line,
       cpuMicros: all,
