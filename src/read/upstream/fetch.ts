@@ -1,3 +1,4 @@
+import type { CallSignal } from '../../core/deadline.ts';
 import { normalizeResponse } from '../../dagu/dialect.ts';
 import type { DaguRequest, DaguResponse } from '../../dagu/types.ts';
 import { ReadError } from '../errors.ts';
@@ -12,6 +13,18 @@ import type { ReadScope } from './scope.ts';
  */
 
 /**
+ * The request with the caller's signal, its fields copied one by one: on Node 20 (V8 11.3) a spread
+ * followed by a property, `{ ...request, signal }`, gives every result a map of its own, so each read of
+ * a field missed V8's inline caches (bench/RESULTS.md, fifteenth round).
+ */
+const withSignal = (request: Omit<DaguRequest, 'signal'>, signal: CallSignal): DaguRequest => ({
+  route: request.route,
+  params: request.params,
+  query: request.query,
+  signal,
+});
+
+/**
  * A GET whose answer is returned whatever its status (1.x's "500 not_found" already read as 404); its
  * client failures (unreachable, timeout, refused path…) arrive as the contract's errors. One async
  * function, not one more around the client's call: each costs a promise and a turn per GET.
@@ -24,7 +37,7 @@ export async function fetchAny(
   const signal = scope.call.signal;
   let response: DaguResponse;
   try {
-    response = await dagu.get(signal === undefined ? request : { ...request, signal });
+    response = await dagu.get(signal === undefined ? request : withSignal(request, signal));
   } catch (error) {
     throw asReadError(error);
   }
