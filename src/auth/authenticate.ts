@@ -1,6 +1,7 @@
 import { type GatewayConfig, isLoopbackHost } from '../config.ts';
 import type { AuthFailureReason } from '../core/auth-reasons.ts';
 import { type Log, silentLog } from '../core/log.ts';
+import { merged } from '../core/merged.ts';
 import { type ApiKeyStore, type ApiKeyStoreOptions, createApiKeyStore } from './api-keys.ts';
 import { type DiscoveryOptions, discoverJwksUrl } from './discovery.ts';
 import { applyGroups, watchGroups } from './groups.ts';
@@ -202,11 +203,12 @@ function scoped(identity: Identity, scopes: ScopeSettings | undefined): AuthOutc
   }
   return {
     ok: true,
-    identity: Object.freeze({
-      ...identity,
-      readsWorkbooks: grant.readsWorkbooks,
-      ...(grant.workspaces === undefined ? {} : { scopeWorkspaces: grant.workspaces }),
-    }),
+    identity: Object.freeze(
+      merged(identity, {
+        readsWorkbooks: grant.readsWorkbooks,
+        ...(grant.workspaces === undefined ? {} : { scopeWorkspaces: grant.workspaces }),
+      }),
+    ),
   };
 }
 

@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../config.ts';
 import type { CacheSlice } from '../core/byte-lru.ts';
 import { hasLoneSurrogate } from '../core/code-points.ts';
 import type { CallSignal } from '../core/deadline.ts';
+import { merged } from '../core/merged.ts';
 import { shownValue } from '../core/shown-value.ts';
 import { type Answer, coalescing } from './coalesce.ts';
 import type { HealthAnswer } from './detect.ts';
@@ -197,7 +198,7 @@ function upstreamSender(
     callerSignal?: CallSignal,
   ): Promise<Answer> {
     try {
-      const answer = await sendWith(route, path, { ...headers, ...traced.headers }, callerSignal);
+      const answer = await sendWith(route, path, merged(headers, traced.headers), callerSignal);
       traced.end(answer.status, undefined);
       return answer;
     } catch (error) {

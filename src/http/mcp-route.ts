@@ -14,6 +14,7 @@ import type { AccessPolicy } from '../core/access.ts';
 import { cutToCodePoints } from '../core/code-points.ts';
 import { startDeadline } from '../core/deadline.ts';
 import { MCP_METHODS } from '../core/mcp-methods.ts';
+import { merged } from '../core/merged.ts';
 import type { RefusalReason } from '../core/refusal-reasons.ts';
 import { clientSessionId, declaredClient } from '../mcp/client-session.ts';
 import { createLeanPath, type LeanCall, type LeanPath, matchLeanCall } from '../mcp/lean.ts';
@@ -185,7 +186,7 @@ function prepare(parts: EndpointParts, request: FastifyRequest, reply: FastifyRe
   const unserved = unservedReason(message);
   if (unserved !== undefined) {
     const { reason, ...detail } = unserved;
-    options.unserved?.(request, reply, reason, { ...detail, httpStatus: 200 });
+    options.unserved?.(request, reply, reason, merged(detail, { httpStatus: 200 }));
   }
   const lifted = liftArguments(message);
   // Tool arguments are exempt: they never reach the SDK, and our validator answers them.

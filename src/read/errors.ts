@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../core/contract.ts';
+import { merged } from '../core/merged.ts';
 
 /** The contract's error object: `code` and `message` always, the rest exactly when the contract says. */
 export interface ToolErrorObject {
@@ -38,7 +39,7 @@ export class ReadError extends Error {
     if ((this.target ?? context.target) === this.target && (this.uri ?? context.uri) === this.uri)
       return this;
     return new ReadError(
-      { ...this.toObject(), target: this.target ?? context.target, uri: this.uri ?? context.uri },
+      merged(this.toObject(), { target: this.target ?? context.target, uri: this.uri ?? context.uri }),
       { upstreamStatus: this.upstreamStatus, cause: this.cause },
     );
   }
@@ -50,7 +51,7 @@ export class ReadError extends Error {
   withUri(uri: string | undefined): ReadError {
     if (uri === this.uri) return this;
     const { uri: _previous, ...rest } = this.toObject();
-    return new ReadError(uri === undefined ? rest : { ...rest, uri }, {
+    return new ReadError(uri === undefined ? rest : merged(rest, { uri }), {
       upstreamStatus: this.upstreamStatus,
       cause: this.cause,
     });

@@ -1,4 +1,5 @@
 import { ALL_WORKSPACES } from '../core/contract.ts';
+import { merged } from '../core/merged.ts';
 import { pathEscape } from './input/percent.ts';
 import type { ReadFields } from './types.ts';
 
@@ -289,7 +290,15 @@ export function runLogsUri(name: string, dagRunId: string, query?: string): stri
 }
 
 export function stepLogUri(run: RunRef, stepName: string, query?: string): string {
-  return withQuery(buildUri(isSub(run) ? SHAPES.subStepLog : SHAPES.stepLog, { ...run, stepName }), query);
+  return withQuery(
+    buildUri(isSub(run) ? SHAPES.subStepLog : SHAPES.stepLog, {
+      name: run.name,
+      dagRunId: run.dagRunId,
+      subRunId: run.subRunId,
+      stepName,
+    }),
+    query,
+  );
 }
 
 /** The step-log URIs of one run's steps (`stepLogUri` without a query), the run's part built once. */
@@ -299,13 +308,13 @@ export function stepLogUris(run: RunRef): (stepName: string) => string {
 
 export function foreachItemsUri(run: RunRef, stepName: string, query?: string): string {
   return withQuery(
-    buildUri(isSub(run) ? SHAPES.subForeachItems : SHAPES.foreachItems, { ...run, stepName }),
+    buildUri(isSub(run) ? SHAPES.subForeachItems : SHAPES.foreachItems, merged(run, { stepName })),
     query,
   );
 }
 
 export function foreachItemUri(run: RunRef, stepName: string, item: string): string {
-  return buildUri(isSub(run) ? SHAPES.subForeachItem : SHAPES.foreachItem, { ...run, stepName, item });
+  return buildUri(isSub(run) ? SHAPES.subForeachItem : SHAPES.foreachItem, merged(run, { stepName, item }));
 }
 
 export function foreachStepLogUri(
@@ -316,7 +325,7 @@ export function foreachStepLogUri(
   query?: string,
 ): string {
   const shape = isSub(run) ? SHAPES.subForeachStepLog : SHAPES.foreachStepLog;
-  return withQuery(buildUri(shape, { ...run, stepName, item, bodyStepName }), query);
+  return withQuery(buildUri(shape, merged(run, { stepName, item, bodyStepName })), query);
 }
 
 /** `dagu://wiki` for all workspaces (absent or `all`), else `dagu://wiki/{workspace}`. */

@@ -7,6 +7,7 @@ import {
   TARGET_FIELDS,
   type TargetField,
 } from '../../core/contract.ts';
+import { merged } from '../../core/merged.ts';
 import { shownValue } from '../../core/shown-value.ts';
 import { ReadError, readError } from '../errors.ts';
 import { definitionOf } from '../targets/index.ts';
@@ -102,7 +103,7 @@ function readGiven(raw: unknown): Given {
       unknown.length === 1
         ? `Unknown field ${shownValue(unknown[0] ?? '')}.`
         : `Unknown fields ${unknown.map(shownValue).join(', ')}.`;
-    throw readError.invalidInput(message, { ...faultyFields(unknown), ...suppliedContext(raw) });
+    throw readError.invalidInput(message, merged(faultyFields(unknown), suppliedContext(raw)));
   }
   const overBound = boundProblems(raw, keys);
   if (overBound.length > 0) {
@@ -110,7 +111,7 @@ function readGiven(raw: unknown): Given {
     const fields = overBound.map(({ field }) => field);
     // A uri out of bounds is a malformed URI (the contract's code for URI mode).
     const refuse = fields.length === 1 && fields[0] === 'uri' ? readError.invalidUri : readError.invalidInput;
-    throw refuse(message, { ...faultyFields(fields), ...suppliedContext(raw) });
+    throw refuse(message, merged(faultyFields(fields), suppliedContext(raw)));
   }
   const given: Given = { strings: {}, sent: new Set(keys) };
   const wrongType: ReadInputField[] = [];
@@ -130,10 +131,10 @@ function readGiven(raw: unknown): Given {
     if (effective !== '') given.strings[key as StringField] = effective;
   }
   if (wrongType.length > 0) {
-    throw readError.invalidInput(typeMessage(wrongType), {
-      ...faultyFields(wrongType),
-      ...suppliedContext(raw),
-    });
+    throw readError.invalidInput(
+      typeMessage(wrongType),
+      merged(faultyFields(wrongType), suppliedContext(raw)),
+    );
   }
   return given;
 }
@@ -182,10 +183,7 @@ export function resolveReadInput(raw: unknown): ResolvedRead {
     if (targetModeFields.length > 0) {
       throw readError.invalidInput(
         `URI mode cannot be combined with target-mode fields (${targetModeFields.join(', ')}).`,
-        {
-          ...mixedModeFields(targetModeFields),
-          ...suppliedContext(raw as Record<string, unknown>),
-        },
+        merged(mixedModeFields(targetModeFields), suppliedContext(raw as Record<string, unknown>)),
       );
     }
     return resolveUriMode(uri);

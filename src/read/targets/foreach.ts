@@ -1,3 +1,4 @@
+import { merged } from '../../core/merged.ts';
 import { serves, upstreamPair } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
 import { defineTarget, RUN_ECHO } from '../definition.ts';
@@ -156,7 +157,7 @@ async function fetchForeach(
   const route = runRoute(run);
   const response = await fetchAny(scope, {
     route: `${route.prefix}/steps/{stepName}/foreach${request.below}`,
-    params: { ...route.params, ...request.params },
+    params: merged(route.params, request.params),
     ...(request.query === undefined ? {} : { query: request.query }),
   });
   // A Dagu 2.x older than the foreach REST routes (e.g. 2.15) answers them with its router's 404.

@@ -1,3 +1,4 @@
+import { merged } from '../../core/merged.ts';
 import { isMissingStepLog, serves } from '../../dagu/dialect.ts';
 import type { DaguResponse } from '../../dagu/types.ts';
 import { defineTarget, RUN_ECHO, type TargetDeps, type TargetRequest } from '../definition.ts';
@@ -156,7 +157,7 @@ async function readStepLog(
   // Dagu's log routes do not know `latest` (its run route does): read the newest run's id first.
   const resolved = await withLatestResolved(scope, checked);
   const run = runRoute(resolved);
-  const params: Record<string, string> = { ...run.params, stepName: request.fields.stepName };
+  const params: Record<string, string> = merged(run.params, { stepName: request.fields.stepName });
   const stepRoute = `${run.prefix}/steps/{stepName}`;
   let route = `${stepRoute}/log`;
   if (foreach !== undefined) {

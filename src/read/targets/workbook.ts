@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../../core/contract.ts';
+import { merged } from '../../core/merged.ts';
 import { WorkbookError, type WorkbookFailureKind } from '../../workbook/errors.ts';
 import { defineTarget } from '../definition.ts';
 import { ReadError } from '../errors.ts';
@@ -20,7 +21,7 @@ const CONTRACT_ERROR: Readonly<Record<WorkbookFailureKind, { code: ErrorCode; fi
  */
 export function readErrorFromWorkbook(error: WorkbookError): ReadError {
   return new ReadError(
-    { ...CONTRACT_ERROR[error.kind], message: error.message },
+    merged(CONTRACT_ERROR[error.kind], { message: error.message }),
     error.cause === undefined ? {} : { cause: error.cause },
   );
 }

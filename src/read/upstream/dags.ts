@@ -1,3 +1,4 @@
+import { merged } from '../../core/merged.ts';
 import { ReadError } from '../errors.ts';
 import { canSee, DAG_FILE_EXTENSION } from './access.ts';
 import { type Json, list, object, optionalText, text } from './bodies.ts';
@@ -91,7 +92,7 @@ export async function withSuggestions(scope: ReadScope, error: ReadError, name: 
   const suggestions = await suggestDagNames(scope, name);
   if (suggestions.length === 0) return error;
   return new ReadError(
-    { ...error.toObject(), details: { ...(error.details ?? {}), didYouMean: suggestions } },
+    merged(error.toObject(), { details: merged(error.details ?? {}, { didYouMean: suggestions }) }),
     { upstreamStatus: error.upstreamStatus, cause: error.cause },
   );
 }

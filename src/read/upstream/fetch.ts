@@ -1,4 +1,5 @@
 import type { CallSignal } from '../../core/deadline.ts';
+import { merged } from '../../core/merged.ts';
 import { normalizeResponse } from '../../dagu/dialect.ts';
 import type { DaguRequest, DaguResponse } from '../../dagu/types.ts';
 import { ReadError } from '../errors.ts';
@@ -12,11 +13,7 @@ import type { ReadScope } from './scope.ts';
  * knows the read's mode and target.
  */
 
-/**
- * The request with the caller's signal, its fields copied one by one: on Node 20 (V8 11.3) a spread
- * followed by a property, `{ ...request, signal }`, gives every result a map of its own, so each read of
- * a field missed V8's inline caches (bench/RESULTS.md, fifteenth round).
- */
+/** The request with the caller's signal, its fields copied one by one (not a spread: src/core/merged.ts). */
 const withSignal = (request: Omit<DaguRequest, 'signal'>, signal: CallSignal): DaguRequest => ({
   route: request.route,
   params: request.params,
@@ -63,10 +60,10 @@ export function failure(scope: ReadScope, response: DaguResponse, options: Failu
   });
   if (options.field === undefined || error.code !== 'invalid_tool_input' || error.field !== undefined)
     return error;
-  return new ReadError(
-    { ...error.toObject(), field: options.field },
-    { upstreamStatus: error.upstreamStatus, cause: error.cause },
-  );
+  return new ReadError(merged(error.toObject(), { field: options.field }), {
+    upstreamStatus: error.upstreamStatus,
+    cause: error.cause,
+  });
 }
 
 /** A GET that must succeed; returns the JSON object body and the status. */

@@ -1,3 +1,4 @@
+import { merged } from '../../core/merged.ts';
 import { shownValue } from '../../core/shown-value.ts';
 import { ReadError } from '../errors.ts';
 import { toRfc3339Millis } from '../time.ts';
@@ -30,7 +31,7 @@ export function runRoute(run: RunRef): { prefix: string; params: Record<string, 
 async function runNotFound(scope: ReadScope, name: string, error: ReadError): Promise<ReadError> {
   if (error.code !== 'resource_not_found' || (await dagExists(scope, name))) return error;
   const missingDag = new ReadError(
-    { ...error.toObject(), message: `DAG ${shownValue(name)} does not exist.` },
+    merged(error.toObject(), { message: `DAG ${shownValue(name)} does not exist.` }),
     { upstreamStatus: error.upstreamStatus, cause: error.cause },
   );
   return withSuggestions(scope, missingDag, name);
@@ -67,7 +68,7 @@ async function resolveLatest(scope: ReadScope, run: RunRef): Promise<string> {
 
 /** `run` with `dagRunId: latest` replaced by the newest run's id (routes below a run do not know it). */
 export async function withLatestResolved(scope: ReadScope, run: RunRef): Promise<RunRef> {
-  return run.dagRunId === 'latest' ? { ...run, dagRunId: await resolveLatest(scope, run) } : run;
+  return run.dagRunId === 'latest' ? merged(run, { dagRunId: await resolveLatest(scope, run) }) : run;
 }
 
 /**
@@ -83,7 +84,7 @@ export async function assertRunReadable(scope: ReadScope, run: RunRef): Promise<
   const { details, run: resolved } = await fetchRunDetails(scope, run);
   // The details read resolved `latest` already: hand the resolved run on, so it is not resolved again.
   return resolved.subRunId === undefined
-    ? { ...resolved, dagRunId: text(details.dagRunId, 'dagRunDetails.dagRunId') }
+    ? merged(resolved, { dagRunId: text(details.dagRunId, 'dagRunDetails.dagRunId') })
     : resolved;
 }
 
@@ -108,7 +109,7 @@ export async function fetchRunDetails(
   if (run.subRunId !== undefined) assertDagReadable(scope, text(fetched.details.name, 'dagRunDetails.name'));
   // Seen synchronously: a visible run costs no turn of the event loop.
   if (!canSee(scope, fetched.details)) throw await hiddenRunError(scope, run);
-  // Fields one by one, not `{ ...fetched, run }`: a map per result on Node 20 (see withSignal, fetch.ts).
+  // Fields one by one, not `{ ...fetched, run }`: a map per result on Node 20 (src/core/merged.ts).
   return { details: fetched.details, status: fetched.status, run: resolved };
 }
 
@@ -123,7 +124,7 @@ async function withRootChecked(scope: ReadScope, run: RunRef): Promise<RunRef> {
   const { details } = await fetchDetails(scope, root, '/dag-runs/{name}/{dagRunId}', { ...root });
   // A hidden root is answered as a root run that does not exist.
   if (!canSee(scope, details)) throw await hiddenRunError(scope, root);
-  return { ...run, dagRunId: text(details.dagRunId, 'dagRunDetails.dagRunId') };
+  return merged(run, { dagRunId: text(details.dagRunId, 'dagRunDetails.dagRunId') });
 }
 
 /** The run a request addresses: a root run, or a child run under its root. */
