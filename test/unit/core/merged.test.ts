@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { merged } from '../../../src/core/merged.ts';
 
 describe('merged', () => {
