@@ -37,6 +37,11 @@
 //                        compiles, bailouts and discarded optimized code of its measured calls are
 //                        printed per 1,000 calls (bench/jit-trace.ts): the compiler's work on the other
 //                        threads, and code a full collection threw away
+//   PROFILE_IC           1: every process runs with V8's `--log-ic`, and the inline caches that missed at
+//                        megamorphic sites during the measured calls are printed per 1,000 calls, with
+//                        the sites that missed most and how many maps they met (bench/ic-log.ts): objects
+//                        that each get a map of their own. Logging slows every process: read the counts,
+//                        not the CPU, of such a run
 // Each process first answers one `initialize`, as a client's first message (a 2026-07-28 client's
 // `server/discover` goes the same way, through the MCP SDK): whatever serving it turns on in the
 // process stays on for the calls after it, as it does in production.
@@ -49,13 +54,14 @@
 // the main thread only, while it is not idle (wall time on a shared machine: read it as shares).
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startDagu } from '../test/support/dagu.ts';
 import { gcLine, gcTotals } from './gc-trace.ts';
 import { heavySeedOptions, seedHeavy } from './heavy-seed.ts';
+import { icLine, megamorphicSites } from './ic-log.ts';
 import { jitLine, jitTotals } from './jit-trace.ts';
 import {
   gatewayCall,
@@ -106,6 +112,7 @@ const ALLOC_CALLS = Number(process.env.PROFILE_ALLOC_CALLS ?? 300);
 const SURVIVORS = process.env.PROFILE_SURVIVORS === '1';
 const GC = process.env.PROFILE_GC === '1';
 const JIT = process.env.PROFILE_JIT === '1';
+const IC = process.env.PROFILE_IC === '1';
 /** Processes' output is kept and read (their V8 traces). */
 const TRACED = GC || JIT;
 const OPENING = process.env.PROFILE_OPENING !== '0';
@@ -128,6 +135,8 @@ interface ProfiledPath {
   output(): string;
   /** The headers of its opening `initialize`. */
   openingHeaders: Record<string, string>;
+  /** Where V8 writes its `--log-ic` log (PROFILE_IC). */
+  icLogFile: string;
 }
 
 const INITIALIZE = JSON.stringify({
@@ -180,6 +189,13 @@ function pairedRounds(of: number[], to: number[]): string {
   );
 }
 
+/** PROFILE_IC's line for the part of a process's IC log written during the measured rounds. */
+function icLineOf(file: string, from: number, to: number, calls: number): string {
+  // Read as latin1: one character per byte, so the file's sizes are offsets in the text.
+  const log = readFileSync(file, 'latin1').slice(0, to);
+  return icLine(megamorphicSites(log, from), calls, ROOT);
+}
+
 /**
  * The measured cells, interleaved: after every process's warm-up, ROUNDS rounds in which each process
  * serves CALLS / ROUNDS calls in turn, so a change in the machine's load falls on all of them alike.
@@ -218,6 +234,8 @@ async function measureAll(
   // and discard code, while another process is being measured.
   const outputEnds = () => new Map(PROFILED.map((name) => [name, paths[name].output().length]));
   const tracedFrom = TRACED ? outputEnds() : undefined;
+  const icLogEnds = () => new Map(PROFILED.map((name) => [name, statSync(paths[name].icLogFile).size]));
+  const icFrom = IC ? icLogEnds() : undefined;
   for (let round = 0; round < ROUNDS; round++) {
     // Every other round in the reverse order: no process always runs right after the same one.
     for (const name of round % 2 === 0 ? PROFILED : [...PROFILED].reverse()) {
@@ -241,6 +259,7 @@ async function measureAll(
     }
   }
   const tracedTo = TRACED ? outputEnds() : undefined;
+  const icTo = IC ? icLogEnds() : undefined;
   const measured = new Map<Profiled, Measured>();
   for (const name of PROFILED) {
     const tracer = tracers.get(name);
@@ -261,7 +280,8 @@ async function measureAll(
       `CPU ${all.toFixed(0)} µs/call (/proc${SAMPLING || STRACE ? ", the profiler's or strace's own cost included" : ''}): ` +
       threads.map(([thread, micros]) => `${thread} ${micros.toFixed(0)}`).join(', ') +
       (GC ? `; ${gcLine(gcTotals(traced), calls)}` : '') +
-      (JIT ? `; ${jitLine(jitTotals(traced), calls)}` : '');
+      (JIT ? `; ${jitLine(jitTotals(traced), calls)}` : '') +
+      (IC ? `; ${icLineOf(paths[name].icLogFile, icFrom!.get(name)!, icTo!.get(name)!, calls)}` : '');
     measured.set(name, {
       line,
       cpuMicros: all,
@@ -360,9 +380,11 @@ async function main() {
           return { target: 'run', ...runs[slot % runs.length]! };
       }
     };
+    const icLogFile = (name: string) => join(profileDir, `${name}.ic.log`);
     const profileArgs = (name: string) => [
       ...(GC ? ['--trace-gc-nvp'] : []),
       ...(JIT ? ['--trace-opt', '--trace-deopt'] : []),
+      ...(IC ? ['--log-ic', `--logfile=${icLogFile(name)}`, '--no-logfile-per-isolate'] : []),
       ...(SAMPLING
         ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`]
         : []),
@@ -436,8 +458,9 @@ async function main() {
       },
       output: () => readFileSync(floorLog(name), 'utf8'),
       openingHeaders: legacyHeaders,
+      icLogFile: icLogFile(name),
     });
-    const gatewayPath = (served: GatewayProcess): ProfiledPath => ({
+    const gatewayPath = (name: 'gateway' | 'gateway-b', served: GatewayProcess): ProfiledPath => ({
       process: served,
       http: {
         origin: served.url,
@@ -446,10 +469,11 @@ async function main() {
       },
       output: served.logText,
       openingHeaders: { ...legacyHeaders, authorization: call.headers.authorization },
+      icLogFile: icLogFile(name),
     });
     const paths = {
-      gateway: gatewayPath(gateway),
-      ...(gatewayB === undefined ? {} : { 'gateway-b': gatewayPath(gatewayB) }),
+      gateway: gatewayPath('gateway', gateway),
+      ...(gatewayB === undefined ? {} : { 'gateway-b': gatewayPath('gateway-b', gatewayB) }),
       floor: floorPath('floor', floor),
       'floor-fastify': floorPath('floor-fastify', floorFastify),
     } as Record<Profiled, ProfiledPath>;
