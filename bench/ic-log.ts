@@ -42,7 +42,11 @@ function codeAt(codes: readonly CodeRange[], pc: number): string {
 export function megamorphicSites(log: string, from = 0): IcSite[] {
   const codes: CodeRange[] = [];
   const names = new Map<number, string>();
-  const sites = new Map<string, IcSite & { seen: Set<string> }>();
+  // Per site: what names it, its misses, and the maps they met (counted at the end).
+  const sites = new Map<
+    string,
+    { site: Omit<IcSite, 'misses' | 'maps'>; misses: number; maps: Set<string> }
+  >();
   let offset = 0;
   for (const line of log.split('\n')) {
     const at = offset;
@@ -62,25 +66,23 @@ export function megamorphicSites(log: string, from = 0): IcSite[] {
       names.set(pc, code);
     }
     const id = `${code}\0${fields[3]}\0${fields[4]}\0${fields[0]}`;
-    let site = sites.get(id);
-    if (site === undefined) {
-      site = {
+    let counted = sites.get(id);
+    if (counted === undefined) {
+      const site = {
         code,
         line: Number(fields[3]),
         column: Number(fields[4]),
         kind: fields[0]!,
         key: fields[8]!,
-        misses: 0,
-        maps: 0,
-        seen: new Set(),
       };
-      sites.set(id, site);
+      counted = { site, misses: 0, maps: new Set() };
+      sites.set(id, counted);
     }
-    site.misses += 1;
-    site.seen.add(fields[7]!);
+    counted.misses += 1;
+    counted.maps.add(fields[7]!);
   }
   return [...sites.values()]
-    .map(({ seen, ...site }) => ({ ...site, maps: seen.size }))
+    .map(({ site, misses, maps }) => ({ ...site, misses, maps: maps.size }))
     .sort((a, b) => b.misses - a.misses);
 }
 

@@ -291,12 +291,7 @@ export function runLogsUri(name: string, dagRunId: string, query?: string): stri
 
 export function stepLogUri(run: RunRef, stepName: string, query?: string): string {
   return withQuery(
-    buildUri(isSub(run) ? SHAPES.subStepLog : SHAPES.stepLog, {
-      name: run.name,
-      dagRunId: run.dagRunId,
-      subRunId: run.subRunId,
-      stepName,
-    }),
+    buildUri(isSub(run) ? SHAPES.subStepLog : SHAPES.stepLog, merged(run, { stepName })),
     query,
   );
 }

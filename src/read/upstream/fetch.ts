@@ -1,4 +1,3 @@
-import type { CallSignal } from '../../core/deadline.ts';
 import { merged } from '../../core/merged.ts';
 import { normalizeResponse } from '../../dagu/dialect.ts';
 import type { DaguRequest, DaguResponse } from '../../dagu/types.ts';
@@ -13,14 +12,6 @@ import type { ReadScope } from './scope.ts';
  * knows the read's mode and target.
  */
 
-/** The request with the caller's signal, its fields copied one by one (not a spread: src/core/merged.ts). */
-const withSignal = (request: Omit<DaguRequest, 'signal'>, signal: CallSignal): DaguRequest => ({
-  route: request.route,
-  params: request.params,
-  query: request.query,
-  signal,
-});
-
 /**
  * A GET whose answer is returned whatever its status (1.x's "500 not_found" already read as 404); its
  * client failures (unreachable, timeout, refused path…) arrive as the contract's errors. One async
@@ -34,7 +25,7 @@ export async function fetchAny(
   const signal = scope.call.signal;
   let response: DaguResponse;
   try {
-    response = await dagu.get(signal === undefined ? request : withSignal(request, signal));
+    response = await dagu.get(signal === undefined ? request : merged(request, { signal }));
   } catch (error) {
     throw asReadError(error);
   }
