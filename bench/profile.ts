@@ -12,9 +12,10 @@
 // and per function; the areas are printed side by side, the gateway's functions after them.
 //   PROFILE_READ         run2 (default) | run150 | dags | runs | step_log
 //   PROFILE_CALLS        measured calls of each process (default 4,000)
-//   PROFILE_WARMUP       calls before them (default 12,000): each process runs in its steady state. After
-//                        1,500 V8's concurrent compiler still optimizes the gateway's code (several times
-//                        the floor's) during the measured calls, on the other threads' CPU
+//   PROFILE_WARMUP       calls before them (default 60,000): each process runs in its steady state. After
+//                        12,000 V8's concurrent compiler still optimized the gateway's code during the
+//                        measured calls on Node 24 (16 compiles per 1,000 calls against the floor's 2, on
+//                        the other threads' CPU); after 60,000, 0.7 against 0.1 (bench/RESULTS.md)
 //   PROFILE_CONCURRENCY  callers at once (default 1); each caller reads its own target (distinct reads)
 //   PROFILE_ROUNDS       rounds the measured calls are split into, the processes taking turns (default 3)
 //   PROFILE_SAMPLING     0: no profiler, only the CPU per call of each thread (from /proc)
@@ -98,7 +99,7 @@ import {
 } from './profile-summary.ts';
 
 const CALLS = Number(process.env.PROFILE_CALLS ?? 4000);
-const WARMUP = Number(process.env.PROFILE_WARMUP ?? 12000);
+const WARMUP = Number(process.env.PROFILE_WARMUP ?? 60000);
 const WARMUP_TURN = 2000;
 const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 1);
 const ROUNDS = Math.max(1, Number(process.env.PROFILE_ROUNDS ?? 3));
