@@ -14,7 +14,7 @@
 //   PROFILE_CALLS        measured calls of each process (default 4,000)
 //   PROFILE_WARMUP       calls before them (default 60,000): each process runs in its steady state. After
 //                        12,000 V8's concurrent compiler still optimized the gateway's code during the
-//                        measured calls on Node 24 (16 compiles per 1,000 calls against the floor's 2, on
+//                        measured calls on Node 24 (5–18 compiles per 1,000 calls against the floor's 2, on
 //                        the other threads' CPU); after 60,000, 0.7 against 0.1 (bench/RESULTS.md)
 //   PROFILE_CONCURRENCY  callers at once (default 1); each caller reads its own target (distinct reads)
 //   PROFILE_ROUNDS       rounds the measured calls are split into, the processes taking turns (default 3)
