@@ -29,6 +29,26 @@ export interface CellResult {
   failures: number;
 }
 
+/** Calls per turn when several processes are warmed up together. */
+const WARMUP_TURN = 2000;
+
+/**
+ * `total` warm-up calls for each of `names`, served in turns of at most WARMUP_TURN calls (`serve` gets
+ * one process and that turn's calls), as the measured rounds are served. A process left idle while the
+ * others warmed up met a full collection in that pause, which discarded its optimized code, and it
+ * entered the measured calls compiling that code again (bench/RESULTS.md, fourteenth round).
+ */
+export async function warmUpInTurns<Name>(
+  names: readonly Name[],
+  total: number,
+  serve: (name: Name, calls: number) => Promise<unknown>,
+): Promise<void> {
+  const turns = Math.max(1, Math.ceil(total / WARMUP_TURN));
+  for (let turn = 0; turn < turns; turn++) {
+    for (const name of names) await serve(name, Math.ceil(total / turns));
+  }
+}
+
 /** `calls` calls made by `concurrency` callers one after another (closed loop): rate, latencies, failures. */
 export async function closedLoop(
   calls: number,

@@ -41,6 +41,7 @@ import {
   runThenStop,
   startFloor,
   toolCallJson,
+  warmUpInTurns,
   writeApiKeyFile,
 } from './load.ts';
 import {
@@ -55,9 +56,8 @@ import { median } from './stats.ts';
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 // Enough calls for the JIT to settle before anything is measured: after 12,000 the gateway on Node 24
-// was still optimizing (bench/RESULTS.md, sixteenth round). Served in turns, as bench:profile does.
+// was still optimizing (bench/RESULTS.md, sixteenth round).
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20000);
-const WARMUP_TURN = 2000;
 const DISTINCT = Number(process.env.BENCH_DISTINCT ?? 16);
 const CONCURRENCIES = [1, 16] as const;
 const TARGETS = ['rest', 'dagu-mcp', 'gateway', 'gateway-traced', 'floor'] as const;
@@ -425,21 +425,16 @@ async function benchRead(
   specs: Record<Target, PathSpec>,
   processes: Partial<Record<Target, MeasuredProcess>>,
 ): Promise<string> {
-  // Every path answers a real read before anything is measured; then all are warmed up in turns, so
-  // that none idles long after its warm-up (V8's memory reducer collects an idle heap and discards
-  // optimized code with it: bench/RESULTS.md, fourteenth round).
+  // Every path answers a real read before anything is measured; then all are warmed up in turns.
   for (const target of TARGETS) {
     const probe = await measureHttp(specs[target], 1, 1);
     if (probe.failures > 0) throw new Error(`${target} does not answer the ${read.name} read`);
   }
-  const turns = Math.max(1, Math.ceil(WARMUP / WARMUP_TURN));
-  for (let turn = 0; turn < turns; turn++) {
-    for (const target of TARGETS) {
-      const spec = specs[target];
-      await measureHttp(spec, Math.ceil(WARMUP / turns), 4);
-      if (spec.connectClient) await measureClient(spec, Math.ceil(WARMUP / 5 / turns), 4);
-    }
-  }
+  await warmUpInTurns(TARGETS, WARMUP, async (target, calls) => {
+    const spec = specs[target];
+    await measureHttp(spec, calls, 4);
+    if (spec.connectClient) await measureClient(spec, Math.ceil(calls / 5), 4);
+  });
 
   const cells: CellKey[] = GENERATORS.flatMap((generator) =>
     CONCURRENCIES.flatMap((concurrency) =>

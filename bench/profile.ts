@@ -73,6 +73,7 @@ import {
   startFloor,
   succeededRead,
   toolCallJson,
+  warmUpInTurns,
   writeApiKeyFile,
 } from './load.ts';
 import {
@@ -100,7 +101,6 @@ import {
 
 const CALLS = Number(process.env.PROFILE_CALLS ?? 4000);
 const WARMUP = Number(process.env.PROFILE_WARMUP ?? 60000);
-const WARMUP_TURN = 2000;
 const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 1);
 const ROUNDS = Math.max(1, Number(process.env.PROFILE_ROUNDS ?? 3));
 const READ = process.env.PROFILE_READ ?? 'run2';
@@ -208,13 +208,7 @@ async function measureAll(
   heapDir: string | undefined,
 ): Promise<Map<Profiled, Measured>> {
   if (OPENING) for (const name of PROFILED) await openSession(paths[name]);
-  // Warmed up in turns of at most WARMUP_TURN calls, as the measured rounds are served. A process left
-  // idle while the others warmed up met a full collection in that pause, which discarded its optimized
-  // code, and it entered the measured rounds compiling that code again (PROFILE_JIT).
-  const turns = Math.max(1, Math.ceil(WARMUP / WARMUP_TURN));
-  for (let turn = 0; turn < turns; turn++) {
-    for (const name of PROFILED) await measureHttp(paths[name].http, Math.ceil(WARMUP / turns), CONCURRENCY);
-  }
+  await warmUpInTurns(PROFILED, WARMUP, (name, calls) => measureHttp(paths[name].http, calls, CONCURRENCY));
   const tracers = new Map<Profiled, Awaited<ReturnType<typeof startStrace>>>();
   if (STRACE) for (const name of PROFILED) tracers.set(name, await startStrace(paths[name].process.pid));
   const perRound = Math.ceil(CALLS / ROUNDS);
